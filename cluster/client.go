@@ -1,0 +1,50 @@
+package cluster
+
+import (
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ClientOptions are the go-redis settings every harness client uses. A
+// paused or cut-off node hangs rather than refuses, so every call is bounded,
+// and go-redis must not retry: a retried SET NX whose first attempt took
+// effect would come back "key exists" and be recorded as a failed acquire.
+type ClientOptions struct {
+	DialTimeout  time.Duration
+	ReadTimeout  time.Duration
+	WriteTimeout time.Duration
+	PoolSize     int
+}
+
+// DefaultClientOptions keeps timeouts far below any lease time a scenario uses.
+func DefaultClientOptions() ClientOptions {
+	return ClientOptions{
+		DialTimeout:  500 * time.Millisecond,
+		ReadTimeout:  500 * time.Millisecond,
+		WriteTimeout: 500 * time.Millisecond,
+		PoolSize:     4,
+	}
+}
+
+func (o ClientOptions) redis() *redis.Options {
+	return &redis.Options{
+		DialTimeout:  o.DialTimeout,
+		ReadTimeout:  o.ReadTimeout,
+		WriteTimeout: o.WriteTimeout,
+		PoolSize:     o.PoolSize,
+		MaxRetries:   -1,
+	}
+}
+
+func (o ClientOptions) failover(master string, sentinels []string) *redis.FailoverOptions {
+	return &redis.FailoverOptions{
+		MasterName:    master,
+		SentinelAddrs: sentinels,
+		DialTimeout:   o.DialTimeout,
+		ReadTimeout:   o.ReadTimeout,
+		WriteTimeout:  o.WriteTimeout,
+		PoolSize:      o.PoolSize,
+		MaxRetries:    -1,
+	}
+}

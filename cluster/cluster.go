@@ -1,0 +1,303 @@
+// Package cluster runs Redis masters, replicas and Sentinels as containers
+// through testcontainers-go, and gives the rest of deadbolt clients and fault
+// hooks for them.
+//
+// Every node sits on two networks: "nodes", internal, for replication and
+// Sentinel, where it is known by its name; and "clients", which carries the
+// ports published on 127.0.0.1 that the harness uses. Isolating a node cuts
+// only the first, so clients keep reaching it while its peers do not: the
+// split brain that loses locks. Everything a run starts carries its run label
+// and is removed by Close; Start first sweeps what dead runs left.
+package cluster
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
+	"github.com/redis/go-redis/v9"
+	"github.com/testcontainers/testcontainers-go"
+	tclog "github.com/testcontainers/testcontainers-go/log"
+)
+
+// Topology names.
+const (
+	Sentinel    = "sentinel"
+	Independent = "independent"
+)
+
+// MasterName is the Sentinel master group of the sentinel topology.
+const MasterName = "deadbolt"
+
+// Spec describes the nodes to start.
+type Spec struct {
+	Topology string
+	// Masters is the number of standalone masters (independent).
+	Masters int
+	// Replicas and Sentinels size the sentinel topology.
+	Replicas  int
+	Sentinels int
+	Quorum    int
+	DownAfter time.Duration
+	// Image overrides Image().
+	Image string
+}
+
+// Defaults fills unset fields: 1 master + 2 replicas + 3 Sentinels with
+// quorum 2 and a 1 s down-after, or 5 independent masters.
+func (s Spec) Defaults() Spec {
+	if s.Masters == 0 {
+		s.Masters = 5
+	}
+	if s.Replicas == 0 {
+		s.Replicas = 2
+	}
+	if s.Sentinels == 0 {
+		s.Sentinels = 3
+	}
+	if s.Quorum == 0 {
+		s.Quorum = 2
+	}
+	if s.DownAfter == 0 {
+		s.DownAfter = time.Second
+	}
+	if s.Image == "" {
+		s.Image = Image()
+	}
+	return s
+}
+
+func (s Spec) validate() error {
+	switch s.Topology {
+	case Sentinel:
+		if s.Replicas < 1 || s.Sentinels < 1 || s.Quorum < 1 || s.Quorum > s.Sentinels {
+			return fmt.Errorf("sentinel topology needs replicas >= 1 and 1 <= quorum <= sentinels (got %d replicas, %d sentinels, quorum %d)", s.Replicas, s.Sentinels, s.Quorum)
+		}
+	case Independent:
+		if s.Masters < 1 {
+			return fmt.Errorf("independent topology needs at least one master, got %d", s.Masters)
+		}
+	default:
+		return fmt.Errorf("unknown topology %q (known: %s, %s)", s.Topology, Sentinel, Independent)
+	}
+	return nil
+}
+
+// Cluster is one run's set of nodes.
+type Cluster struct {
+	Run   string
+	Spec  Spec
+	Nodes []*Node
+
+	d         *docker
+	book      addressBook
+	nodesNet  string
+	clientNet string
+	ports     map[int]bool
+}
+
+// Start sweeps leftovers of dead runs, then starts the topology. On any
+// error it removes what it started.
+func Start(ctx context.Context, spec Spec) (_ *Cluster, err error) {
+	spec = spec.Defaults()
+	if err := spec.validate(); err != nil {
+		return nil, err
+	}
+	d, err := newDocker(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.sweep(ctx); err != nil {
+		d.cli.Close()
+		return nil, fmt.Errorf("sweep leftovers of dead runs: %w", err)
+	}
+	if err := d.checkImage(ctx, spec.Image); err != nil {
+		d.cli.Close()
+		return nil, err
+	}
+	c := &Cluster{Run: newRunID(), Spec: spec, d: d, ports: map[int]bool{}}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, c.Close(context.WithoutCancel(ctx)))
+		}
+	}()
+	if c.nodesNet, err = c.network(ctx, "nodes", true); err != nil {
+		return nil, err
+	}
+	if c.clientNet, err = c.network(ctx, "clients", false); err != nil {
+		return nil, err
+	}
+	switch spec.Topology {
+	case Sentinel:
+		err = c.startSentinel(ctx)
+	case Independent:
+		err = c.startIndependent(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Close removes every container and network of the run. It is safe to call
+// more than once and with a cancelled parent context (use WithoutCancel).
+func (c *Cluster) Close(ctx context.Context) error {
+	if c.d == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	err := c.d.removeRun(ctx, c.Run)
+	if err == nil {
+		c.d.cli.Close()
+		c.d = nil
+	}
+	return err
+}
+
+func newRunID() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return "deadbolt-" + time.Now().UTC().Format("20060102t150405") + "-" + hex.EncodeToString(b)
+}
+
+func (c *Cluster) network(ctx context.Context, name string, internal bool) (string, error) {
+	full := c.Run + "-" + name
+	labels := runLabels(c.Run)
+	for k, v := range testcontainers.GenericLabels() {
+		labels[k] = v
+	}
+	r, err := c.d.cli.NetworkCreate(ctx, full, client.NetworkCreateOptions{Driver: "bridge", Internal: internal, Labels: labels})
+	if err != nil {
+		return "", fmt.Errorf("create network %s: %w", full, err)
+	}
+	return r.ID, nil
+}
+
+// startNode creates and starts one container on both networks, with its
+// port pinned on 127.0.0.1 and files (such as sentinel.conf) copied in.
+func (c *Cluster) startNode(ctx context.Context, name string, role Role, port int, cmd []string, files []testcontainers.ContainerFile) (*Node, error) {
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		hostPort, err := c.pickPort()
+		if err != nil {
+			return nil, err
+		}
+		n := &Node{Name: name, Role: role, Port: port, HostPort: hostPort, cl: c}
+		c.book.set(n.Logical(), n.Addr())
+		cport := network.MustParsePort(fmt.Sprintf("%d/tcp", port))
+		req := testcontainers.ContainerRequest{
+			Image:          c.Spec.Image,
+			Name:           c.Run + "-" + name,
+			Entrypoint:     []string{"/usr/bin/redis-" + map[Role]string{RoleRedis: "server", RoleSentinel: "sentinel"}[role]},
+			Cmd:            cmd,
+			Labels:         runLabels(c.Run),
+			ExposedPorts:   []string{cport.String()},
+			Networks:       []string{c.clientNet, c.nodesNet},
+			NetworkAliases: map[string][]string{c.nodesNet: {name}},
+			Files:          files,
+			WaitingFor:     pingReady{addr: n.Addr(), timeout: 30 * time.Second},
+			HostConfigModifier: func(hc *container.HostConfig) {
+				hc.PortBindings = network.PortMap{cport: {{HostIP: netip.MustParseAddr(loopback), HostPort: fmt.Sprint(hostPort)}}}
+			},
+		}
+		ctr, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{
+			ContainerRequest: req, Started: true, Logger: tclog.NewNoopLogger(),
+		})
+		if ctr != nil {
+			n.c = ctr.(*testcontainers.DockerContainer)
+		}
+		if err == nil {
+			c.Nodes = append(c.Nodes, n)
+			return n, nil
+		}
+		lastErr = fmt.Errorf("start %s: %w", name, err)
+		if !strings.Contains(err.Error(), "address already in use") && !strings.Contains(err.Error(), "port is already allocated") {
+			break
+		}
+		// Another process took the port between the pick and the bind.
+		if n.c != nil {
+			_ = n.c.Terminate(context.WithoutCancel(ctx))
+		}
+	}
+	return nil, lastErr
+}
+
+func (c *Cluster) pickPort() (int, error) {
+	for i := 0; i < 20; i++ {
+		p, err := freePort()
+		if err != nil {
+			return 0, fmt.Errorf("pick a port on 127.0.0.1: %w", err)
+		}
+		if !c.ports[p] {
+			c.ports[p] = true
+			return p, nil
+		}
+	}
+	return 0, errors.New("no free port on 127.0.0.1")
+}
+
+// Node returns the node with this name.
+func (c *Cluster) Node(name string) (*Node, error) {
+	for _, n := range c.Nodes {
+		if n.Name == name {
+			return n, nil
+		}
+	}
+	return nil, fmt.Errorf("no node %q in run %s", name, c.Run)
+}
+
+// ByRole lists the nodes of one role, in start order.
+func (c *Cluster) ByRole(r Role) []*Node {
+	var out []*Node
+	for _, n := range c.Nodes {
+		if n.Role == r {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Clients opens one go-redis client per master group, as a separate lock
+// user would: one failover client for the sentinel topology, one client per
+// master for the independent one. The caller closes them.
+func (c *Cluster) Clients(o ClientOptions) []*redis.Client {
+	switch c.Spec.Topology {
+	case Sentinel:
+		var sentinels []string
+		for _, s := range c.ByRole(RoleSentinel) {
+			sentinels = append(sentinels, s.Logical())
+		}
+		fo := o.failover(MasterName, sentinels)
+		fo.Dialer = c.book.dial
+		return []*redis.Client{redis.NewFailoverClient(fo)}
+	default:
+		var out []*redis.Client
+		for _, n := range c.ByRole(RoleRedis) {
+			ro := o.redis()
+			ro.Addr = n.Logical()
+			ro.Dialer = c.book.dial
+			out = append(out, redis.NewClient(ro))
+		}
+		return out
+	}
+}
+
+// SaveLogs writes every node's log into dir.
+func (c *Cluster) SaveLogs(ctx context.Context, dir string) error {
+	var errs []error
+	for _, n := range c.Nodes {
+		errs = append(errs, n.SaveLog(ctx, dir))
+	}
+	return errors.Join(errs...)
+}
+
+const loopback = "127.0.0.1"

@@ -1,0 +1,83 @@
+package cluster_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+)
+
+func TestIsolatePrimaryCausesSentinelFailover(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Sentinel})
+	ctx := context.Background()
+
+	old, err := c.Master(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "redis-1", old.Name)
+
+	// A write through the failover client lands on the current master.
+	rdb := c.Clients(cluster.DefaultClientOptions())[0]
+	defer rdb.Close()
+	require.NoError(t, rdb.Set(ctx, "k", "before", 0).Err())
+
+	require.NoError(t, old.Isolate(ctx))
+	// Clients still reach the isolated master through its published port.
+	require.NoError(t, old.Ping(ctx))
+
+	var promoted *cluster.Node
+	require.Eventually(t, func() bool {
+		promoted, err = c.Master(ctx)
+		return err == nil && promoted.Name != old.Name
+	}, 30*time.Second, 100*time.Millisecond, "Sentinel never promoted a replica")
+
+	require.NoError(t, c.HealAll(ctx))
+	require.NoError(t, c.WaitHealthy(ctx, 60*time.Second))
+	now, err := c.Master(ctx)
+	require.NoError(t, err)
+	require.Equal(t, promoted.Name, now.Name, "the healed old master must rejoin as a replica")
+
+	// The failover client follows the new master.
+	require.Eventually(t, func() bool {
+		return rdb.Set(ctx, "k", "after", 0).Err() == nil
+	}, 10*time.Second, 100*time.Millisecond)
+}
+
+func TestKillAndStartKeepsPublishedPort(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
+	ctx := context.Background()
+	n := c.ByRole(cluster.RoleRedis)[0]
+	rdb := n.Client()
+	defer rdb.Close()
+	require.NoError(t, rdb.Set(ctx, "k", "v", 0).Err())
+
+	port := n.HostPort
+	require.NoError(t, n.Kill(ctx))
+	require.Error(t, n.Ping(ctx))
+	require.NoError(t, n.Heal(ctx))
+	require.Equal(t, port, n.HostPort)
+	require.NoError(t, n.Ping(ctx))
+	// No persistence: the restarted node is empty.
+	require.Equal(t, int64(0), rdb.Exists(ctx, "k").Val())
+}
+
+func TestCloseRemovesEverything(t *testing.T) {
+	ctx := context.Background()
+	if err := cluster.Available(ctx); err != nil {
+		t.Skip(err)
+	}
+	c, err := cluster.Start(ctx, cluster.Spec{Topology: cluster.Independent, Masters: 2})
+	require.NoError(t, err)
+	require.NoError(t, c.Close(ctx))
+	left, err := cluster.Leftovers(ctx, c.Run)
+	require.NoError(t, err)
+	require.Empty(t, left)
+}
+
+func TestBadSpec(t *testing.T) {
+	_, err := cluster.Start(context.Background(), cluster.Spec{Topology: "ring"})
+	require.ErrorContains(t, err, `unknown topology "ring"`)
+}

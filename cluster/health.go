@@ -1,0 +1,183 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// HealAll reconnects every isolated node and starts every killed one.
+func (c *Cluster) HealAll(ctx context.Context) error {
+	var errs []error
+	for _, n := range c.Nodes {
+		errs = append(errs, n.Heal(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// WaitHealthy waits until every node answers PING and each master group has
+// exactly one master that every replica and Sentinel follows.
+func (c *Cluster) WaitHealthy(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		err := c.Healthy(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("cluster %s not healthy after %s: %w", c.Run, timeout, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// Healthy checks the cluster once.
+func (c *Cluster) Healthy(ctx context.Context) error {
+	for _, n := range c.Nodes {
+		if err := n.Ping(ctx); err != nil {
+			return err
+		}
+	}
+	roles := map[string]replication{}
+	for _, n := range c.ByRole(RoleRedis) {
+		r, err := n.replication(ctx)
+		if err != nil {
+			return err
+		}
+		roles[n.Name] = r
+	}
+	if c.Spec.Topology == Independent {
+		for name, r := range roles {
+			if r.role != "master" {
+				return fmt.Errorf("%s is %s, want an independent master", name, r.role)
+			}
+		}
+		return nil
+	}
+	master, err := c.Master(ctx)
+	if err != nil {
+		return err
+	}
+	for name, r := range roles {
+		switch {
+		case name == master.Name && r.role != "master":
+			return fmt.Errorf("Sentinel's master %s reports role %s", name, r.role)
+		case name != master.Name && r.role != "slave":
+			return fmt.Errorf("%s is a %s beside master %s", name, r.role, master.Name)
+		case name != master.Name && (r.masterHost != master.Name || r.link != "up"):
+			return fmt.Errorf("replica %s follows %q, link %q; want %s, up", name, r.masterHost, r.link, master.Name)
+		}
+	}
+	for _, s := range c.ByRole(RoleSentinel) {
+		if err := s.sentinelSees(ctx, c.Spec.Replicas, c.Spec.Sentinels-1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Master asks every Sentinel for the master and requires that they agree.
+func (c *Cluster) Master(ctx context.Context) (*Node, error) {
+	if c.Spec.Topology != Sentinel {
+		return nil, fmt.Errorf("topology %s has no single master", c.Spec.Topology)
+	}
+	var name string
+	for _, s := range c.ByRole(RoleSentinel) {
+		got, err := s.sentinelMaster(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if name != "" && got != name {
+			return nil, fmt.Errorf("Sentinels disagree on the master: %s and %s", name, got)
+		}
+		name = got
+	}
+	return c.Node(name)
+}
+
+type replication struct{ role, masterHost, link string }
+
+func (n *Node) replication(ctx context.Context) (replication, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	rdb := n.Client()
+	defer rdb.Close()
+	info, err := rdb.Info(ctx, "replication").Result()
+	if err != nil {
+		return replication{}, fmt.Errorf("INFO replication on %s: %w", n.Name, err)
+	}
+	f := infoFields(info)
+	return replication{role: f["role"], masterHost: f["master_host"], link: f["master_link_status"]}, nil
+}
+
+func (n *Node) sentinelMaster(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	rdb := n.Client()
+	defer rdb.Close()
+	addr, err := rdb.Do(ctx, "SENTINEL", "get-master-addr-by-name", MasterName).StringSlice()
+	if err != nil || len(addr) != 2 {
+		return "", fmt.Errorf("%s: get-master-addr-by-name: %v %v", n.Name, addr, err)
+	}
+	return addr[0], nil
+}
+
+// sentinelSees checks that a Sentinel knows every replica and peer as up,
+// without which it could not fail over.
+func (n *Node) sentinelSees(ctx context.Context, replicas, peers int) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	rdb := n.Client()
+	defer rdb.Close()
+	for _, q := range []struct {
+		what string
+		want int
+	}{{"replicas", replicas}, {"sentinels", peers}} {
+		res, err := rdb.Do(ctx, "SENTINEL", q.what, MasterName).Slice()
+		if err != nil {
+			return fmt.Errorf("%s: SENTINEL %s: %w", n.Name, q.what, err)
+		}
+		up := 0
+		for _, r := range res {
+			if flags := fieldOf(r, "flags"); !strings.Contains(flags, "down") && !strings.Contains(flags, "disconnected") {
+				up++
+			}
+		}
+		if up != q.want {
+			return fmt.Errorf("%s sees %d of %d %s up", n.Name, up, q.want, q.what)
+		}
+	}
+	return nil
+}
+
+// fieldOf reads a field of a SENTINEL reply entry, which RESP2 gives as a
+// flat list and RESP3 as a map.
+func fieldOf(entry any, key string) string {
+	switch e := entry.(type) {
+	case map[any]any:
+		v, _ := e[key].(string)
+		return v
+	case []any:
+		for i := 0; i+1 < len(e); i += 2 {
+			if k, _ := e[i].(string); k == key {
+				v, _ := e[i+1].(string)
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+func infoFields(info string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(info, "\r\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			out[k] = v
+		}
+	}
+	return out
+}

@@ -1,0 +1,57 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/testcontainers/testcontainers-go"
+)
+
+// sentinelConf names every node by hostname, so that Sentinel reports names
+// the harness can map to published ports, and keeps working when a healed
+// node comes back with another IP.
+func sentinelConf(name, master string, quorum int, downAfter time.Duration) string {
+	return strings.Join([]string{
+		"port 26379",
+		"protected-mode no",
+		"sentinel resolve-hostnames yes",
+		"sentinel announce-hostnames yes",
+		"sentinel announce-ip " + name,
+		fmt.Sprintf("sentinel monitor %s %s 6379 %d", MasterName, master, quorum),
+		fmt.Sprintf("sentinel down-after-milliseconds %s %d", MasterName, downAfter.Milliseconds()),
+		fmt.Sprintf("sentinel failover-timeout %s %d", MasterName, 3*downAfter.Milliseconds()+2000),
+		fmt.Sprintf("sentinel parallel-syncs %s 1", MasterName),
+		"",
+	}, "\n")
+}
+
+func (c *Cluster) startSentinel(ctx context.Context) error {
+	master := "redis-1"
+	for i := 1; i <= 1+c.Spec.Replicas; i++ {
+		name := fmt.Sprintf("redis-%d", i)
+		args := redisArgs(name)
+		if name != master {
+			args = append(args, "--replicaof", master, "6379")
+		}
+		if _, err := c.startNode(ctx, name, RoleRedis, 6379, args, nil); err != nil {
+			return err
+		}
+	}
+	for i := 1; i <= c.Spec.Sentinels; i++ {
+		name := fmt.Sprintf("sentinel-%d", i)
+		conf := sentinelConf(name, master, c.Spec.Quorum, c.Spec.DownAfter)
+		files := []testcontainers.ContainerFile{{
+			Reader:            strings.NewReader(conf),
+			ContainerFilePath: "/data/sentinel.conf",
+			FileMode:          0o644,
+		}}
+		if _, err := c.startNode(ctx, name, RoleSentinel, 26379, []string{"/data/sentinel.conf"}, files); err != nil {
+			return err
+		}
+	}
+	// Sentinels learn about each other and the replicas through hello
+	// messages; a failover before that would have no quorum.
+	return c.WaitHealthy(ctx, 60*time.Second)
+}

@@ -1,0 +1,50 @@
+package history
+
+import "fmt"
+
+// Operation is an invocation with its completion. Complete is nil when the
+// history ended before the operation did: its outcome is unknown, as for info.
+type Operation struct {
+	Invoke   Op
+	Complete *Op
+}
+
+// Outcome is the completion's type, Info when there is none.
+func (o Operation) Outcome() Type {
+	if o.Complete == nil {
+		return Info
+	}
+	return o.Complete.Type
+}
+
+// Pair matches each invocation with the next completion of the same process,
+// in invocation order. Nemesis operations are paired by fault name.
+func Pair(ops []Op) ([]Operation, error) {
+	var out []Operation
+	open := map[string]int{} // process or fault -> index into out
+	for _, op := range ops {
+		id := fmt.Sprint(op.Process)
+		if op.Process == NemesisProcess {
+			id = "nemesis " + op.Fault + " " + string(op.F)
+		}
+		if op.Type == Invoke {
+			if i, ok := open[id]; ok {
+				return nil, fmt.Errorf("op %d: %s invoked again while op %d is open", op.Index, id, out[i].Invoke.Index)
+			}
+			open[id] = len(out)
+			out = append(out, Operation{Invoke: op})
+			continue
+		}
+		i, ok := open[id]
+		if !ok {
+			return nil, fmt.Errorf("op %d: %s completes an operation that was never invoked", op.Index, id)
+		}
+		if inv := out[i].Invoke; inv.F != op.F || inv.Key != op.Key {
+			return nil, fmt.Errorf("op %d: completion %s %q does not match invocation %d (%s %q)", op.Index, op.F, op.Key, inv.Index, inv.F, inv.Key)
+		}
+		c := op
+		out[i].Complete = &c
+		delete(open, id)
+	}
+	return out, nil
+}
