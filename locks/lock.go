@@ -1,0 +1,156 @@
+// Package locks holds every lock algorithm deadbolt tests, behind one
+// interface and selected by name. A lock needs only go-redis clients: one per
+// master group it talks to.
+package locks
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Lease is what a successful acquire returns.
+type Lease struct {
+	Key string
+	// Token identifies this owner; release checks it.
+	Token string
+	// Fence is the fencing token, 0 when the lock has none.
+	Fence int64
+	TTL   time.Duration
+	// Deadline is the client-side validity deadline: acquire invoke time +
+	// TTL - drift. Past it the holder must assume the lock is gone.
+	Deadline time.Time
+}
+
+// Lock is one lock algorithm bound to one client's connections.
+type Lock interface {
+	// Acquire returns ErrNotAcquired when the lock certainly was not taken,
+	// and any other error when the outcome is unknown.
+	Acquire(ctx context.Context, key string) (*Lease, error)
+	// Release returns ErrNotHeld when the lock was no longer ours, and any
+	// other error when the outcome is unknown.
+	Release(ctx context.Context, l *Lease) error
+}
+
+var (
+	ErrNotAcquired = errors.New("lock not acquired")
+	ErrNotHeld     = errors.New("lock was no longer held")
+	// ErrNoEffect marks a call that certainly never reached Redis.
+	ErrNoEffect = errors.New("request never reached Redis")
+)
+
+// Failed reports whether err proves the operation had no effect (a history
+// "fail"); any other error leaves the outcome unknown ("info").
+func Failed(err error) bool {
+	return errors.Is(err, ErrNotAcquired) || errors.Is(err, ErrNotHeld) || errors.Is(err, ErrNoEffect)
+}
+
+// Options tune a lock. Zero fields take defaults.
+type Options struct {
+	TTL time.Duration
+	// DriftFactor and DriftFloor give the clock drift allowance subtracted
+	// from the validity: TTL*DriftFactor + DriftFloor, as in Redlock.
+	DriftFactor float64
+	DriftFloor  time.Duration
+	// Timeout bounds every Redis call.
+	Timeout time.Duration
+	// Retries is how many more attempts Acquire makes after a refusal,
+	// each after a random delay up to RetryDelay.
+	Retries    int
+	RetryDelay time.Duration
+}
+
+// WithDefaults fills unset options.
+func (o Options) WithDefaults() Options {
+	if o.TTL == 0 {
+		o.TTL = 5 * time.Second
+	}
+	if o.DriftFactor == 0 {
+		o.DriftFactor = 0.01
+	}
+	if o.DriftFloor == 0 {
+		o.DriftFloor = 2 * time.Millisecond
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 500 * time.Millisecond
+	}
+	if o.RetryDelay == 0 {
+		o.RetryDelay = 50 * time.Millisecond
+	}
+	return o
+}
+
+func (o Options) drift() time.Duration {
+	return time.Duration(float64(o.TTL)*o.DriftFactor) + o.DriftFloor
+}
+
+// deadline is the validity deadline of a lease whose acquire started at start.
+func (o Options) deadline(start time.Time) time.Time { return start.Add(o.TTL - o.drift()) }
+
+// Factory builds a lock over one client per master group.
+type Factory func(clients []*redis.Client, o Options) (Lock, error)
+
+type entry struct {
+	name, summary string
+	f             Factory
+}
+
+var registry = map[string]entry{}
+
+// Register makes a lock selectable by name; lock files call it from init.
+func Register(name, summary string, f Factory) {
+	if _, dup := registry[name]; dup {
+		panic("locks: duplicate lock " + name)
+	}
+	registry[name] = entry{name, summary, f}
+}
+
+// New builds the named lock.
+func New(name string, clients []*redis.Client, o Options) (Lock, error) {
+	e, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown lock %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return e.f(clients, o.WithDefaults())
+}
+
+// Names lists the registered locks, sorted.
+func Names() []string {
+	var out []string
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Summary is the one-line description of a registered lock.
+func Summary(name string) string { return registry[name].summary }
+
+func newToken() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// notSent reports errors that prove a command never reached Redis, such as
+// a refused connection: those outcomes are certain, not unknown.
+func notSent(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+func oneClient(name string, clients []*redis.Client) (*redis.Client, error) {
+	if len(clients) != 1 {
+		return nil, fmt.Errorf("lock %s needs one master group, the topology has %d", name, len(clients))
+	}
+	return clients[0], nil
+}

@@ -1,0 +1,148 @@
+package locks_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/locks"
+)
+
+// lockCases are the locks under test with the masters each one needs.
+var lockCases = []struct {
+	name    string
+	masters int
+}{
+	{"simple", 1},
+	{"redlock", 3},
+}
+
+func newLock(t *testing.T, name string, c *cluster.Cluster, o locks.Options) locks.Lock {
+	t.Helper()
+	clients := c.Clients(cluster.DefaultClientOptions())
+	t.Cleanup(func() {
+		for _, rdb := range clients {
+			rdb.Close()
+		}
+	})
+	l, err := locks.New(name, clients, o)
+	require.NoError(t, err)
+	return l
+}
+
+func TestMutualExclusionUnderContention(t *testing.T) {
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: lc.masters})
+			ctx := context.Background()
+			var inside, maxInside, acquired atomic.Int64
+			var wg sync.WaitGroup
+			for w := 0; w < 6; w++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					// Each worker has its own connections, like a separate process.
+					l := newLock(t, lc.name, c, locks.Options{TTL: 10 * time.Second})
+					for i := 0; i < 40; i++ {
+						lease, err := l.Acquire(ctx, "contended")
+						if err != nil {
+							assert.True(t, locks.Failed(err), "unexpected error: %v", err)
+							continue
+						}
+						acquired.Add(1)
+						n := inside.Add(1)
+						for m := maxInside.Load(); n > m && !maxInside.CompareAndSwap(m, n); m = maxInside.Load() {
+						}
+						time.Sleep(time.Millisecond)
+						inside.Add(-1)
+						assert.NoError(t, l.Release(ctx, lease))
+					}
+				}()
+			}
+			wg.Wait()
+			require.Greater(t, acquired.Load(), int64(6), "contention test made no progress")
+			require.Equal(t, int64(1), maxInside.Load(), "two workers were inside at once")
+		})
+	}
+}
+
+func TestNonOwnerReleaseIsRefused(t *testing.T) {
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: lc.masters})
+			ctx := context.Background()
+			l := newLock(t, lc.name, c, locks.Options{TTL: 10 * time.Second})
+			lease, err := l.Acquire(ctx, "k")
+			require.NoError(t, err)
+			forged := *lease
+			forged.Token = "someone-else"
+			require.ErrorIs(t, l.Release(ctx, &forged), locks.ErrNotHeld)
+			_, err = l.Acquire(ctx, "k")
+			require.ErrorIs(t, err, locks.ErrNotAcquired, "a refused release must leave the lock held")
+			require.NoError(t, l.Release(ctx, lease))
+			again, err := l.Acquire(ctx, "k")
+			require.NoError(t, err)
+			require.NoError(t, l.Release(ctx, again))
+		})
+	}
+}
+
+func TestLeaseExpires(t *testing.T) {
+	for _, lc := range lockCases {
+		t.Run(lc.name, func(t *testing.T) {
+			c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: lc.masters})
+			ctx := context.Background()
+			ttl := 400 * time.Millisecond
+			l := newLock(t, lc.name, c, locks.Options{TTL: ttl})
+			start := time.Now()
+			first, err := l.Acquire(ctx, "k")
+			require.NoError(t, err)
+			require.True(t, first.Deadline.After(start) && first.Deadline.Before(start.Add(ttl)),
+				"validity deadline %v must lie within the TTL minus drift", first.Deadline.Sub(start))
+			_, err = l.Acquire(ctx, "k")
+			require.ErrorIs(t, err, locks.ErrNotAcquired)
+			time.Sleep(ttl + 100*time.Millisecond)
+			second, err := l.Acquire(ctx, "k")
+			require.NoError(t, err, "the lease must expire after its TTL")
+			require.ErrorIs(t, l.Release(ctx, first), locks.ErrNotHeld, "the expired holder must learn it lost the lock")
+			require.NoError(t, l.Release(ctx, second))
+		})
+	}
+}
+
+func TestRedlockNeedsAQuorum(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 3})
+	ctx := context.Background()
+	l := newLock(t, "redlock", c, locks.Options{TTL: 2 * time.Second})
+	nodes := c.ByRole(cluster.RoleRedis)
+
+	require.NoError(t, nodes[0].Kill(ctx))
+	lease, err := l.Acquire(ctx, "k")
+	require.NoError(t, err, "2 of 3 masters are a quorum")
+	require.NoError(t, l.Release(ctx, lease))
+
+	require.NoError(t, nodes[1].Kill(ctx))
+	_, err = l.Acquire(ctx, "k")
+	require.ErrorIs(t, err, locks.ErrNotAcquired, "1 of 3 masters is no quorum")
+	// The refused attempt released its minority key.
+	rdb := nodes[2].Client()
+	defer rdb.Close()
+	require.ErrorIs(t, rdb.Get(ctx, "k").Err(), redis.Nil)
+}
+
+func TestBadLockSelection(t *testing.T) {
+	_, err := locks.New("no-such-lock", nil, locks.Options{})
+	require.ErrorContains(t, err, `unknown lock "no-such-lock"`)
+	_, err = locks.New("simple", []*redis.Client{nil, nil}, locks.Options{})
+	require.ErrorContains(t, err, "needs one master group")
+	require.False(t, locks.Failed(errors.New("i/o timeout")))
+}

@@ -1,0 +1,105 @@
+package locks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func init() {
+	Register("redlock", "RedLock: SET NX PX on N independent masters in parallel, quorum N/2+1, validity TTL - elapsed - drift", NewRedlock)
+}
+
+// Redlock is antirez's algorithm over independent masters.
+type Redlock struct {
+	nodes  []*redis.Client
+	quorum int
+	o      Options
+	// nodeTimeout bounds each node's SET, far below the TTL, so that a dead
+	// node cannot eat the validity.
+	nodeTimeout time.Duration
+}
+
+// NewRedlock builds RedLock over one client per independent master.
+func NewRedlock(clients []*redis.Client, o Options) (Lock, error) {
+	if len(clients) < 1 {
+		return nil, fmt.Errorf("lock redlock needs at least one master")
+	}
+	o = o.WithDefaults()
+	nt := min(o.TTL/20, o.Timeout)
+	return &Redlock{nodes: clients, quorum: len(clients)/2 + 1, o: o, nodeTimeout: nt}, nil
+}
+
+func (r *Redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
+	for attempt := 0; ; attempt++ {
+		l, err := r.try(ctx, key)
+		if !errors.Is(err, ErrNotAcquired) || attempt >= r.o.Retries {
+			return l, err
+		}
+		if err := sleep(ctx, rand.N(r.o.RetryDelay)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (r *Redlock) try(ctx context.Context, key string) (*Lease, error) {
+	token := newToken()
+	start := time.Now()
+	got, _ := r.onAll(ctx, r.nodeTimeout, func(ctx context.Context, rdb *redis.Client) (bool, error) {
+		return rdb.SetNX(ctx, key, token, r.o.TTL).Result()
+	})
+	l := &Lease{Key: key, Token: token, TTL: r.o.TTL, Deadline: r.o.deadline(start)}
+	if got >= r.quorum && time.Now().Before(l.Deadline) {
+		return l, nil
+	}
+	// Undo the minority we may hold, including SETs that timed out but landed.
+	_ = r.Release(context.WithoutCancel(ctx), l)
+	return nil, fmt.Errorf("%w: %d of %d masters, quorum %d", ErrNotAcquired, got, len(r.nodes), r.quorum)
+}
+
+// Release deletes our token on every master. The lock counts as released
+// when a quorum deleted it, and as no longer ours when every master answered
+// and fewer than a quorum still had it.
+func (r *Redlock) Release(ctx context.Context, l *Lease) error {
+	deleted, errs := r.onAll(ctx, r.o.Timeout, func(ctx context.Context, rdb *redis.Client) (bool, error) {
+		n, err := releaseScript.Run(ctx, rdb, []string{l.Key}, l.Token).Int()
+		return n == 1, err
+	})
+	switch {
+	case deleted >= r.quorum:
+		return nil
+	case errs == 0:
+		return fmt.Errorf("%w: %d of %d masters still had it", ErrNotHeld, deleted, len(r.nodes))
+	default:
+		return fmt.Errorf("release reached %d of %d masters", len(r.nodes)-errs, len(r.nodes))
+	}
+}
+
+// onAll runs f on every master in parallel and counts the trues and errors.
+func (r *Redlock) onAll(ctx context.Context, timeout time.Duration, f func(context.Context, *redis.Client) (bool, error)) (trues, errs int) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, rdb := range r.nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			ok, err := f(cctx, rdb)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs++
+			} else if ok {
+				trues++
+			}
+		}()
+	}
+	wg.Wait()
+	return trues, errs
+}

@@ -1,0 +1,5 @@
+-- Delete the lock only when it still holds our token (KEYS[1], ARGV[1]).
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+  return redis.call("DEL", KEYS[1])
+end
+return 0

@@ -1,0 +1,90 @@
+package locks
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func init() {
+	Register("simple", "SET key token NX PX ttl on one master, owner-checked Lua release", NewSimple)
+}
+
+// Simple is the single-instance lock: SET NX PX to take it, a script that
+// deletes only our own token to release it.
+type Simple struct {
+	rdb *redis.Client
+	o   Options
+}
+
+// NewSimple builds a simple lock over a single master group.
+func NewSimple(clients []*redis.Client, o Options) (Lock, error) {
+	rdb, err := oneClient("simple", clients)
+	if err != nil {
+		return nil, err
+	}
+	return &Simple{rdb: rdb, o: o.WithDefaults()}, nil
+}
+
+func (s *Simple) Acquire(ctx context.Context, key string) (*Lease, error) {
+	for attempt := 0; ; attempt++ {
+		l, err := s.try(ctx, key)
+		if !errors.Is(err, ErrNotAcquired) || attempt >= s.o.Retries {
+			return l, err
+		}
+		if err := sleep(ctx, rand.N(s.o.RetryDelay)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (s *Simple) try(ctx context.Context, key string) (*Lease, error) {
+	token := newToken()
+	start := time.Now()
+	cctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
+	defer cancel()
+	ok, err := s.rdb.SetNX(cctx, key, token, s.o.TTL).Result()
+	switch {
+	case err != nil && notSent(err):
+		return nil, errors.Join(ErrNotAcquired, err)
+	case err != nil:
+		return nil, err
+	case !ok:
+		return nil, ErrNotAcquired
+	}
+	return &Lease{Key: key, Token: token, TTL: s.o.TTL, Deadline: s.o.deadline(start)}, nil
+}
+
+func (s *Simple) Release(ctx context.Context, l *Lease) error {
+	return releaseOn(ctx, s.rdb, s.o.Timeout, l)
+}
+
+// releaseOn runs the owner-checked release on one node.
+func releaseOn(ctx context.Context, rdb *redis.Client, timeout time.Duration, l *Lease) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	n, err := releaseScript.Run(ctx, rdb, []string{l.Key}, l.Token).Int()
+	switch {
+	case err != nil && notSent(err):
+		return errors.Join(ErrNoEffect, err)
+	case err != nil:
+		return err
+	case n == 0:
+		return ErrNotHeld
+	}
+	return nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
