@@ -65,14 +65,12 @@ func TestKillAndStartKeepsPublishedPort(t *testing.T) {
 }
 
 func TestCloseRemovesEverything(t *testing.T) {
+	clustertest.RequireDocker(t)
 	ctx := context.Background()
-	if err := cluster.Available(ctx); err != nil {
-		t.Skip(err)
-	}
 	c, err := cluster.Start(ctx, cluster.Spec{Topology: cluster.Independent, Masters: 2})
 	require.NoError(t, err)
 	require.NoError(t, c.Close(ctx))
-	left, err := cluster.Leftovers(ctx, c.Run)
+	left, err := cluster.Leftovers(ctx, cluster.LabelRun+"="+c.Run)
 	require.NoError(t, err)
 	require.Empty(t, left)
 }

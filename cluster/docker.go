@@ -117,14 +117,15 @@ func processAlive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// Leftovers lists the containers and networks still labelled with run.
-func Leftovers(ctx context.Context, run string) ([]string, error) {
+// Leftovers lists the containers and networks that carry a label, given as
+// "key=value" (LabelRun+"="+run, or LabelPID+"="+pid for one process's runs).
+func Leftovers(ctx context.Context, label string) ([]string, error) {
 	d, err := newDocker(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer d.cli.Close()
-	f := make(client.Filters).Add("label", LabelRun+"="+run)
+	f := make(client.Filters).Add("label", label)
 	var out []string
 	cs, err := d.cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
 	if err != nil {

@@ -26,8 +26,13 @@ type Lease struct {
 	Fence int64
 	TTL   time.Duration
 	// Deadline is the client-side validity deadline: acquire invoke time +
-	// TTL - drift. Past it the holder must assume the lock is gone.
+	// TTL - drift. Past it the holder must assume the lock is gone. A lock
+	// with a watchdog moves it on each renewal.
 	Deadline time.Time
+	// Lost, when not nil, is closed as soon as the holder learns the lock is
+	// gone (a renewal found it taken, or the deadline passed unrenewed).
+	// Locks that cannot tell leave it nil.
+	Lost <-chan struct{}
 }
 
 // Lock is one lock algorithm bound to one client's connections.
@@ -66,6 +71,22 @@ type Options struct {
 	// each after a random delay up to RetryDelay.
 	Retries    int
 	RetryDelay time.Duration
+	// Wait is how long a blocking lock may wait for a holder to let go
+	// before Acquire gives up; try-locks ignore it.
+	Wait time.Duration
+	// Events, when set, hears what a lock does on its own, such as
+	// watchdog renewals, so that the history records it.
+	Events Events
+}
+
+// Events receives the work a lock does outside Acquire and Release calls.
+// Implementations must be safe for concurrent use.
+type Events interface {
+	// Renewing is called before a renewal of l is sent.
+	Renewing(l *Lease)
+	// Renewed is called after it: err nil means l.Deadline has moved;
+	// errors are classified like Release errors (Failed or unknown).
+	Renewed(l *Lease, err error)
 }
 
 // WithDefaults fills unset options.
@@ -113,13 +134,21 @@ func Register(name, summary string, f Factory) {
 	registry[name] = entry{name, summary, f}
 }
 
+// Lookup checks that a lock of this name exists, with the known names in
+// the error when it does not.
+func Lookup(name string) error {
+	if _, ok := registry[name]; !ok {
+		return fmt.Errorf("unknown lock %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return nil
+}
+
 // New builds the named lock.
 func New(name string, clients []*redis.Client, o Options) (Lock, error) {
-	e, ok := registry[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown lock %q (known: %s)", name, strings.Join(Names(), ", "))
+	if err := Lookup(name); err != nil {
+		return nil, err
 	}
-	return e.f(clients, o.WithDefaults())
+	return registry[name].f(clients, o.WithDefaults())
 }
 
 // Names lists the registered locks, sorted.

@@ -15,11 +15,9 @@ import (
 // Start starts spec and removes it when the test ends.
 func Start(t testing.TB, spec cluster.Spec) *cluster.Cluster {
 	t.Helper()
+	RequireDocker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := cluster.Available(ctx); err != nil {
-		unavailable(t, err)
-	}
 	c, err := cluster.Start(ctx, spec)
 	if err != nil {
 		t.Fatalf("start %s cluster: %v", spec.Topology, err)
@@ -32,8 +30,15 @@ func Start(t testing.TB, spec cluster.Spec) *cluster.Cluster {
 	return c
 }
 
-func unavailable(t testing.TB, err error) {
+// RequireDocker skips the test (fails it under CI=true) without an engine.
+func RequireDocker(t testing.TB) {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := cluster.Available(ctx)
+	if err == nil {
+		return
+	}
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("CI=true but Docker is needed: %v", err)
 	}

@@ -1,0 +1,105 @@
+package checker
+
+import (
+	"sort"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// FaultWindow is the stretch of history during which one nemesis fault on
+// one node may have been in effect: from the fault-start invocation (the
+// fault can bite as soon as the nemesis starts applying it) to the
+// completion of the fault-end that healed it.
+type FaultWindow struct {
+	Fault string `json:"fault"`
+	Node  string `json:"node,omitempty"`
+	Start int64  `json:"start"`
+	End   int64  `json:"end"`
+	// Healed is false when no fault-end completed ok before the history
+	// ended; End is then the end of the history.
+	Healed bool `json:"healed"`
+}
+
+// Name reads like "isolate-primary(redis-1)", the form anomalies use.
+func (w FaultWindow) Name() string {
+	if w.Node == "" {
+		return w.Fault
+	}
+	return w.Fault + "(" + w.Node + ")"
+}
+
+// FaultWindows finds the fault windows of a history, ordered by start.
+//
+// A fault-start that failed never took effect and opens no window; one that
+// ended in info, or never completed, may have, so it does. Only a fault-end
+// that completed ok closes a window: after a failed or unknown heal the fault
+// may still be in effect. A fault-end without a Node heals every open window
+// of that fault. Unlike history.Pair this never fails, so a report can show
+// faults even for a history it cannot otherwise check.
+func FaultWindows(ops []history.Op) []FaultWindow {
+	var ws []FaultWindow
+	var failed []bool
+	pending := map[string]int{} // fault name -> window whose start has not completed
+	for _, op := range ops {
+		if op.Process != history.NemesisProcess {
+			continue
+		}
+		switch {
+		case op.F == history.FaultStart && op.Type == history.Invoke:
+			pending[op.Fault] = len(ws)
+			ws = append(ws, FaultWindow{Fault: op.Fault, Node: op.Node, Start: op.Time})
+			failed = append(failed, false)
+		case op.F == history.FaultStart:
+			i, ok := pending[op.Fault]
+			if !ok {
+				continue
+			}
+			delete(pending, op.Fault)
+			if ws[i].Node == "" {
+				ws[i].Node = op.Node
+			}
+			failed[i] = op.Type == history.Fail
+		case op.F == history.FaultEnd && op.Type == history.OK:
+			for i := range ws {
+				w := &ws[i]
+				if w.Healed || failed[i] || w.Fault != op.Fault {
+					continue
+				}
+				if op.Node != "" && w.Node != "" && op.Node != w.Node {
+					continue
+				}
+				w.End, w.Healed = op.Time, true
+			}
+		}
+	}
+	end := historyEnd(ops)
+	out := make([]FaultWindow, 0, len(ws))
+	for i, w := range ws {
+		if failed[i] {
+			continue
+		}
+		if !w.Healed {
+			w.End = end
+		}
+		out = append(out, w)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out
+}
+
+// FaultsDuring names the windows that overlap the closed interval [a, b],
+// each name once, in order of the windows' starts.
+func FaultsDuring(ws []FaultWindow, a, b int64) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, w := range ws {
+		if w.Start > b || w.End < a {
+			continue
+		}
+		if n := w.Name(); !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	return names
+}

@@ -1,0 +1,52 @@
+package checker
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+func TestFaultWindows(t *testing.T) {
+	ops := newHistory().
+		fault("isolate-primary", "redis-1", ms(100), ms(300)).
+		fault("kill-minority", "redis-2", ms(200), -1). // never healed
+		acquireAs(history.Fail, 1, "k", "a", ms(400), ms(500), ms(1000)).
+		build()
+
+	ws := FaultWindows(ops)
+	require.Equal(t, []FaultWindow{
+		{Fault: "isolate-primary", Node: "redis-1", Start: ms(100), End: ms(300), Healed: true},
+		{Fault: "kill-minority", Node: "redis-2", Start: ms(200), End: ms(500)},
+	}, ws)
+
+	assert.Equal(t, []string{"isolate-primary(redis-1)"}, FaultsDuring(ws, ms(0), ms(150)))
+	assert.Equal(t, []string{"isolate-primary(redis-1)", "kill-minority(redis-2)"}, FaultsDuring(ws, ms(250), ms(260)))
+	// Closed intervals: touching the heal still counts.
+	assert.Equal(t, []string{"isolate-primary(redis-1)", "kill-minority(redis-2)"}, FaultsDuring(ws, ms(300), ms(310)))
+	assert.Equal(t, []string{"kill-minority(redis-2)"}, FaultsDuring(ws, ms(301), ms(310)))
+	assert.Empty(t, FaultsDuring(ws, ms(0), ms(99)))
+}
+
+func TestFaultWindowsFailedStartAndUnknownHeal(t *testing.T) {
+	n := history.NemesisProcess
+	ops := newHistory().
+		// A fault that certainly did not start opens no window.
+		call(history.Op{Time: ms(10), Process: n, F: history.FaultStart, Fault: "kill-primary", Node: "redis-1"}, history.Fail, ms(20), nil).
+		// A pause whose heal ended in info may still be in effect.
+		call(history.Op{Time: ms(30), Process: n, F: history.FaultStart, Fault: "pause", Node: "redis-2"}, history.Info, ms(40), nil).
+		call(history.Op{Time: ms(50), Process: n, F: history.FaultEnd, Fault: "pause", Node: "redis-2"}, history.Info, ms(60), nil).
+		// A heal without a node heals every window of that fault.
+		fault("isolate", "redis-3", ms(70), -1).
+		call(history.Op{Time: ms(80), Process: n, F: history.FaultEnd, Fault: "isolate"}, history.OK, ms(90), nil).
+		call(history.Op{Time: ms(100), Process: n, F: history.FaultEnd, Fault: "pause", Node: "redis-2"}, history.OK, ms(110), nil).
+		build()
+
+	require.Equal(t, []FaultWindow{
+		{Fault: "pause", Node: "redis-2", Start: ms(30), End: ms(110), Healed: true},
+		{Fault: "isolate", Node: "redis-3", Start: ms(70), End: ms(90), Healed: true},
+	}, FaultWindows(ops))
+	assert.Equal(t, "isolate", FaultWindow{Fault: "isolate"}.Name())
+}

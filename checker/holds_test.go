@@ -1,0 +1,179 @@
+package checker
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// okIndex is the history index of the ok completion of owner's op f.
+func okIndex(t *testing.T, ops []history.Op, f history.F, owner string) int {
+	t.Helper()
+	for _, op := range ops {
+		if op.F == f && op.Owner == owner && op.Type == history.OK {
+			return op.Index
+		}
+	}
+	t.Fatalf("no ok %s by %s", f, owner)
+	return -1
+}
+
+func doubleHolds(t *testing.T, ops []history.Op) []DoubleHold {
+	t.Helper()
+	dh, err := DoubleHolds(ops)
+	require.NoError(t, err)
+	return dh
+}
+
+func TestDoubleHoldWithinValidity(t *testing.T) {
+	ops := newHistory().
+		acquireFenced(1, "k", "a", 7, ms(0), ms(10), ms(1000), ms(900)).
+		acquireFenced(2, "k", "b", 8, ms(100), ms(110), ms(1000), ms(1000)).
+		release(history.OK, 1, "k", "a", ms(500), ms(510)).
+		release(history.OK, 2, "k", "b", ms(700), ms(710)).
+		build()
+
+	require.Equal(t, []DoubleHold{{
+		Key:          "k",
+		First:        Hold{Process: 1, Owner: "a", Fence: 7, AcquiredAt: ms(10), Until: ms(500), AcquireIndex: okIndex(t, ops, history.Acquire, "a")},
+		Second:       Hold{Process: 2, Owner: "b", Fence: 8, AcquiredAt: ms(110), Until: ms(700), AcquireIndex: okIndex(t, ops, history.Acquire, "b")},
+		OverlapStart: ms(110),
+		OverlapEnd:   ms(500),
+	}}, doubleHolds(t, ops))
+}
+
+func TestDoubleHoldNamesFaultWindow(t *testing.T) {
+	ops := newHistory().
+		fault("kill-primary", "redis-0", ms(0), ms(50)). // healed before the overlap
+		fault("isolate-primary", "redis-1", ms(80), ms(300)).
+		acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(900)).
+		acquire(2, "k", "b", ms(100), ms(110), ms(1000), ms(1000)).
+		build()
+
+	dh := doubleHolds(t, ops)
+	require.Len(t, dh, 1)
+	assert.Equal(t, []string{"isolate-primary(redis-1)"}, dh[0].Faults)
+	assert.Equal(t, ms(110), dh[0].OverlapStart)
+	assert.Equal(t, ms(900), dh[0].OverlapEnd, "without releases, a's hold ends at its deadline")
+	assert.Contains(t, dh[0].String(), "during isolate-primary(redis-1)")
+	assert.Contains(t, dh[0].String(), `double hold on key "k"`)
+}
+
+func TestEveryOverlappingPairIsReported(t *testing.T) {
+	ops := newHistory().
+		acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(300)).
+		acquire(2, "k", "b", ms(20), ms(30), ms(1000), ms(200)).
+		acquire(3, "k", "c", ms(40), ms(50), ms(1000), ms(100)).
+		build()
+
+	var got [][3]any
+	for _, d := range doubleHolds(t, ops) {
+		got = append(got, [3]any{d.First.Owner + d.Second.Owner, d.OverlapStart, d.OverlapEnd})
+	}
+	assert.Equal(t, [][3]any{
+		{"ab", ms(30), ms(200)},
+		{"ac", ms(50), ms(100)},
+		{"bc", ms(50), ms(100)},
+	}, got)
+}
+
+func TestNoDoubleHold(t *testing.T) {
+	cases := map[string]*builder{
+		// a's lease ran out with no release; b took the lock afterwards.
+		"expired lease then another acquire": newHistory().
+			acquire(1, "k", "a", ms(0), ms(10), ms(100), ms(90)).
+			acquire(2, "k", "b", ms(150), ms(160), ms(100), ms(240)),
+		"sequential handoffs": newHistory().
+			acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(990)).
+			release(history.OK, 1, "k", "a", ms(20), ms(30)).
+			acquire(2, "k", "b", ms(20), ms(30), ms(1000), ms(1010)).
+			release(history.OK, 2, "k", "b", ms(40), ms(50)).
+			acquire(1, "k", "c", ms(40), ms(60), ms(1000), ms(1030)),
+		"different keys": newHistory().
+			acquire(1, "k1", "a", ms(0), ms(10), ms(1000), ms(990)).
+			acquire(2, "k2", "b", ms(0), ms(10), ms(1000), ms(990)),
+		"info acquire then another client": newHistory().
+			acquireAs(history.Info, 1, "k", "a", ms(0), ms(500), ms(1000)).
+			acquireAs(history.Invoke, 3, "k", "c", ms(0), 0, ms(1000)).
+			acquire(2, "k", "b", ms(100), ms(110), ms(1000), ms(1090)),
+		// The hold ends when the client invokes release, whatever the outcome.
+		"failed release then another acquire": newHistory().
+			acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(990)).
+			release(history.Fail, 1, "k", "a", ms(100), ms(110)).
+			acquire(2, "k", "b", ms(120), ms(130), ms(1000), ms(1110)),
+		"info release then another acquire": newHistory().
+			acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(990)).
+			release(history.Info, 1, "k", "a", ms(100), ms(110)).
+			acquire(2, "k", "b", ms(120), ms(130), ms(1000), ms(1110)),
+		"same owner renewals": newHistory().
+			acquire(1, "k", "a", ms(0), ms(10), ms(100), ms(90)).
+			renew(1, "k", "a", ms(50), ms(60), ms(100), ms(140)).
+			renew(1, "k", "a", ms(100), ms(110), ms(100), ms(190)).
+			release(history.OK, 1, "k", "a", ms(150), ms(160)).
+			acquire(2, "k", "b", ms(170), ms(180), ms(100), ms(260)),
+		"holds touching at one instant": newHistory().
+			acquire(1, "k", "a", ms(0), ms(10), ms(100), ms(50)).
+			acquire(2, "k", "b", ms(40), ms(50), ms(100), ms(140)),
+	}
+	for name, b := range cases {
+		t.Run(name, func(t *testing.T) {
+			assert.Empty(t, doubleHolds(t, b.build()))
+		})
+	}
+}
+
+func TestRenewalMovesTheDeadline(t *testing.T) {
+	// b acquires after a's first deadline but before the renewed one.
+	ops := newHistory().
+		acquire(1, "k", "a", ms(0), ms(10), ms(100), ms(90)).
+		renew(1, "k", "a", ms(50), ms(60), ms(100), ms(140)).
+		acquire(2, "k", "b", ms(100), ms(110), ms(100), ms(190)).
+		build()
+
+	dh := doubleHolds(t, ops)
+	require.Len(t, dh, 1)
+	assert.Equal(t, Hold{Process: 1, Owner: "a", AcquiredAt: ms(10), Until: ms(140), AcquireIndex: okIndex(t, ops, history.Acquire, "a")}, dh[0].First)
+	assert.Equal(t, [2]int64{ms(110), ms(140)}, [2]int64{dh[0].OverlapStart, dh[0].OverlapEnd})
+}
+
+func TestLateRenewalRevivesLeaseFromItsOk(t *testing.T) {
+	// a's renewal returns after its deadline: a held nothing from 90 to 120.
+	ops := newHistory().
+		acquire(1, "k", "a", ms(0), ms(10), ms(100), ms(90)).
+		renew(1, "k", "a", ms(80), ms(120), ms(100), ms(170)).
+		acquire(2, "k", "b", ms(95), ms(100), ms(100), ms(180)).
+		build()
+
+	holds, err := Holds(ops)
+	require.NoError(t, err)
+	acq := okIndex(t, ops, history.Acquire, "a")
+	assert.Equal(t, []Hold{
+		{Process: 1, Owner: "a", AcquiredAt: ms(10), Until: ms(90), AcquireIndex: acq},
+		{Process: 2, Owner: "b", AcquiredAt: ms(100), Until: ms(180), AcquireIndex: okIndex(t, ops, history.Acquire, "b")},
+		{Process: 1, Owner: "a", AcquiredAt: ms(120), Until: ms(170), AcquireIndex: acq},
+	}, holds["k"])
+
+	dh := doubleHolds(t, ops)
+	require.Len(t, dh, 1)
+	assert.Equal(t, [2]int64{ms(120), ms(170)}, [2]int64{dh[0].OverlapStart, dh[0].OverlapEnd})
+}
+
+func TestHoldWithoutDeadlineFallsBackToTTL(t *testing.T) {
+	// No recorded deadline: the lease is valid until invoke + TTL.
+	ops := newHistory().
+		acquire(1, "k", "a", ms(5), ms(10), ms(100), 0).
+		build()
+	holds, err := Holds(ops)
+	require.NoError(t, err)
+	require.Len(t, holds["k"], 1)
+	assert.Equal(t, ms(105), holds["k"][0].Until)
+}
+
+func TestDoubleHoldsRejectsMalformedHistory(t *testing.T) {
+	ops := []history.Op{{Index: 0, Type: history.OK, Process: 1, F: history.Acquire, Key: "k"}}
+	_, err := DoubleHolds(ops)
+	assert.Error(t, err)
+}

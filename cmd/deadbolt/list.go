@@ -1,0 +1,31 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/deadbolt-lab/deadbolt/scenarios"
+)
+
+func cmdList(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return badInput("list takes no arguments, got %q", pos)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	for _, name := range scenarios.Names() {
+		s, _ := scenarios.Get(name)
+		ci := ""
+		if s.CI {
+			ci = " [ci]"
+		}
+		fmt.Fprintf(tw, "%s\t%s%s\t%s\n", s.Name, s.Expect, ci, s.Description)
+	}
+	return tw.Flush()
+}

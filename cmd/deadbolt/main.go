@@ -1,0 +1,114 @@
+// Command deadbolt runs lock scenarios against real Redis containers and
+// checks their histories.
+//
+//	deadbolt list
+//	deadbolt run NAME [--seed N] [--time D] [--clients N] [--lock NAME] [--store DIR]
+//	deadbolt scenario [NAME...] [--seed N] [--store DIR]
+//	deadbolt check RUN_DIR
+//
+// run and scenario exit 0 when every verdict matches its expectation, 1 when
+// one contradicts it, 2 when one is unknown or no verdict could be reached;
+// check exits 0 valid, 1 invalid, 2 unknown; bad input exits 254; an
+// interrupted run exits 130 after removing its containers.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/redis/go-redis/v9"
+	tclog "github.com/testcontainers/testcontainers-go/log"
+)
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitContradicts = 1
+	exitUnknown     = 2
+	exitInterrupted = 130
+	exitBadInput    = 254
+)
+
+// usageError is bad input: a clear message and exit 254.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func badInput(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// exitError carries an exit code decided by a command.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+const usage = `usage:
+  deadbolt list                      scenarios, one a line, with their expectation
+  deadbolt run NAME [flags]          run one scenario
+  deadbolt scenario [NAME...] [flags] run a suite (default: the CI suite) and compare
+  deadbolt check RUN_DIR             re-check a stored history
+`
+
+func main() {
+	// go-redis logs every reconnect; faults make that noise, the history
+	// has the facts.
+	redis.SetLogger(quietLogger{})
+	tclog.SetDefault(tclog.NewNoopLogger())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C kills at once; the next run sweeps leftovers
+	}()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := dispatch(ctx, args, stdout, stderr)
+	var ue usageError
+	var ee exitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "deadbolt: %s\n", ue.msg)
+		return exitBadInput
+	default:
+		fmt.Fprintf(stderr, "deadbolt: %v\n", err)
+		if ctx.Err() != nil {
+			return exitInterrupted
+		}
+		return exitUnknown
+	}
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return badInput("no command given")
+	}
+	switch args[0] {
+	case "list":
+		return cmdList(args[1:], stdout)
+	case "run":
+		return cmdRun(ctx, args[1:], stdout, stderr)
+	case "scenario":
+		return cmdScenario(ctx, args[1:], stdout, stderr)
+	case "check":
+		return cmdCheck(args[1:], stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return badInput("unknown command %q", args[0])
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"time"
+
+	"github.com/deadbolt-lab/deadbolt/reports"
+	"github.com/deadbolt-lab/deadbolt/scenarios"
+)
+
+type runFlags struct {
+	seed    uint64
+	seedSet bool
+	time    time.Duration
+	clients int
+	lock    string
+	store   string
+}
+
+func (f *runFlags) register(fs *flag.FlagSet, single bool) {
+	fs.Func("seed", "seed for the workload and nemesis (default: random, printed)", func(s string) error {
+		_, err := fmt.Sscan(s, &f.seed)
+		f.seedSet = err == nil
+		if err != nil {
+			return fmt.Errorf("not a non-negative integer: %q", s)
+		}
+		return nil
+	})
+	fs.StringVar(&f.store, "store", "store", "directory for run output")
+	if single {
+		fs.DurationVar(&f.time, "time", 0, "workload duration (default: the scenario's)")
+		fs.IntVar(&f.clients, "clients", 0, "number of clients (default: the scenario's)")
+		fs.StringVar(&f.lock, "lock", "", "lock to run (default: the scenario's)")
+	}
+}
+
+func (f *runFlags) options(stderr io.Writer) scenarios.RunOptions {
+	seed := f.seed
+	if !f.seedSet {
+		seed = rand.Uint64() % 1_000_000
+	}
+	return scenarios.RunOptions{
+		Seed: seed, Time: f.time, Clients: f.clients, Lock: f.lock, Store: f.store,
+		Log: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
+	}
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	var f runFlags
+	f.register(fs, true)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return badInput("run takes exactly one scenario name, got %d (see `deadbolt list`)", len(pos))
+	}
+	if f.clients < 0 || f.time < 0 {
+		return badInput("--clients and --time must not be negative")
+	}
+	sc, err := prepared(pos[0], f)
+	if err != nil {
+		return err
+	}
+	res, err := sc.Run(ctx, f.options(stderr))
+	if err != nil {
+		return err
+	}
+	return summarize(stdout, []*reports.Results{res})
+}
+
+func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("scenario", flag.ContinueOnError)
+	var f runFlags
+	f.register(fs, false)
+	names, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		names = scenarios.CISuite()
+	}
+	// Validate every name before the first container starts.
+	var suite []scenarios.Scenario
+	for _, n := range names {
+		sc, err := prepared(n, f)
+		if err != nil {
+			return err
+		}
+		suite = append(suite, sc)
+	}
+	var all []*reports.Results
+	var failures []error
+	for _, sc := range suite {
+		res, err := sc.Run(ctx, f.options(stderr))
+		if errors.Is(err, scenarios.ErrInterrupted) || ctx.Err() != nil {
+			return scenarios.ErrInterrupted
+		}
+		if err != nil {
+			failures = append(failures, fmt.Errorf("%s: %w", sc.Name, err))
+			fmt.Fprintf(stderr, "%s: no verdict: %v\n", sc.Name, err)
+			continue
+		}
+		all = append(all, res)
+	}
+	err = summarize(stdout, all)
+	if len(failures) > 0 {
+		var ee exitError
+		if errors.As(err, &ee) && ee.code == exitContradicts {
+			return err
+		}
+		return exitError{exitUnknown}
+	}
+	return err
+}
+
+func prepared(name string, f runFlags) (scenarios.Scenario, error) {
+	sc, err := scenarios.Get(name)
+	if err != nil {
+		return sc, badInput("%v", err)
+	}
+	if _, err := sc.Prepare(scenarios.RunOptions{Time: f.time, Clients: f.clients, Lock: f.lock}); err != nil {
+		return sc, badInput("%v", err)
+	}
+	return sc, nil
+}
+
+// summarize prints the comparison table and the evidence, and turns the
+// verdicts into the exit code.
+func summarize(stdout io.Writer, rs []*results) error {
+	fmt.Fprintln(stdout)
+	if err := reports.Table(stdout, rs); err != nil {
+		return err
+	}
+	code := exitOK
+	for _, r := range rs {
+		fmt.Fprintf(stdout, "\n%s: %s (expected %s). %s\n", r.Scenario, r.Verdict, r.Expected, r.Reason)
+		if line := reports.FirstDoubleHold(r); line != "" {
+			fmt.Fprintf(stdout, "  first double hold: %s\n", line)
+		}
+		if r.Health != "ok" {
+			fmt.Fprintf(stdout, "  the healed cluster failed its final health check: %s\n", r.Health)
+		}
+		fmt.Fprintf(stdout, "  report: %s/%s\n", r.Dir, reports.ReportFile)
+		switch {
+		case !r.Matches && r.Verdict != "unknown":
+			code = exitContradicts
+		case (r.Verdict == "unknown" || r.Health != "ok") && code == exitOK:
+			code = exitUnknown
+		}
+	}
+	if code != exitOK {
+		return exitError{code}
+	}
+	return nil
+}
+
+type results = reports.Results

@@ -1,0 +1,117 @@
+// Package nemesis injects faults into a running cluster on a schedule and
+// records each one in the history as a window, from fault-start to
+// fault-end. Every schedule heals what it broke before it returns, even
+// when the run is interrupted.
+package nemesis
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// Env is what a schedule acts on.
+type Env struct {
+	Cluster *cluster.Cluster
+	Rec     *history.Recorder
+	Rng     *rand.Rand
+	// TTL is the workload's lease time, for schedules that must outwait it.
+	TTL time.Duration
+}
+
+// Nemesis is one fault schedule.
+type Nemesis interface {
+	// Run waits for its start, injects the fault, waits, heals. An early
+	// end of ctx cuts the waits short but never skips the heal.
+	Run(ctx context.Context, env Env) error
+	// Span is how long the schedule takes when not cut short.
+	Span(ttl time.Duration) time.Duration
+}
+
+type entry struct {
+	summary  string
+	topology string
+	make     func() Nemesis
+}
+
+var registry = map[string]entry{}
+
+func register(name, topology, summary string, f func() Nemesis) {
+	registry[name] = entry{summary: summary, topology: topology, make: f}
+}
+
+// New returns the named schedule with its default timing.
+func New(name string) (Nemesis, error) {
+	e, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown nemesis %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return e.make(), nil
+}
+
+// Topology is the topology a schedule needs.
+func Topology(name string) string { return registry[name].topology }
+
+// Names lists the schedules, sorted.
+func Names() []string {
+	var out []string
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// window records one fault: fault-start around inject, fault-end around heal.
+type window struct {
+	rec   *history.Recorder
+	fault string
+	node  string
+}
+
+func (w window) step(f history.F, act func(context.Context) error) error {
+	w.rec.Record(history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: f, Fault: w.fault, Node: w.node})
+	// Faults and heals must finish even when the run is being interrupted.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := act(ctx)
+	done := history.Op{Type: history.OK, Process: history.NemesisProcess, F: f, Fault: w.fault, Node: w.node}
+	if err != nil {
+		done.Type, done.Error = history.Info, err.Error()
+	}
+	w.rec.Record(done)
+	if err != nil {
+		return fmt.Errorf("%s %s on %s: %w", f, w.fault, w.node, err)
+	}
+	return nil
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// inject runs one fault window: do, wait hold, undo. undo runs even when do
+// failed halfway or ctx ended, so nothing stays broken.
+func inject(ctx context.Context, env Env, fault, node string, do, undo func(context.Context) error, hold time.Duration) error {
+	w := window{rec: env.Rec, fault: fault, node: node}
+	err := w.step(history.FaultStart, do)
+	if err == nil {
+		sleep(ctx, hold)
+	}
+	if uerr := w.step(history.FaultEnd, undo); err == nil {
+		err = uerr
+	}
+	return err
+}

@@ -1,0 +1,64 @@
+// Package reports turns checker results into the files a run leaves behind
+// (results.json, report.md, the model checker's HTML view) and the tables
+// that compare runs.
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/deadbolt-lab/deadbolt/checker"
+)
+
+// Results is results.json: what ran, what was expected, what was found.
+type Results struct {
+	Scenario    string  `json:"scenario"`
+	Description string  `json:"description"`
+	Seed        uint64  `json:"seed"`
+	Lock        string  `json:"lock"`
+	Topology    string  `json:"topology"`
+	Nemesis     string  `json:"nemesis"`
+	Clients     int     `json:"clients"`
+	TimeS       float64 `json:"time_s"`
+	Expected    string  `json:"expected"`
+	Verdict     string  `json:"verdict"`
+	Matches     bool    `json:"matches"`
+	Reason      string  `json:"reason"`
+	// Linearizable is the lease-lock model's verdict on its own.
+	Linearizable string                `json:"linearizable"`
+	DoubleHolds  []checker.DoubleHold  `json:"double_holds"`
+	Anomalies    []string              `json:"anomalies"`
+	FaultWindows []checker.FaultWindow `json:"fault_windows"`
+	Stats        checker.Stats         `json:"stats"`
+	Ops          int                   `json:"ops"`
+	DurationS    float64               `json:"duration_s"`
+	// Health is "ok" when the healed cluster passed its final check.
+	Health string `json:"health"`
+	Dir    string `json:"dir"`
+}
+
+// SetCheck copies a checker result in.
+func (r *Results) SetCheck(c checker.Result, matches bool) {
+	r.Verdict = string(c.Verdict)
+	r.Matches = matches
+	r.Reason = c.Reason
+	r.Linearizable = string(c.Linearizable)
+	r.DoubleHolds = c.DoubleHolds
+	r.Anomalies = c.Anomalies
+	r.FaultWindows = c.FaultWindows
+	r.Stats = c.Stats
+}
+
+// ReadResults reads a results.json.
+func ReadResults(path string) (*Results, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Results
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: not a results file: %w", path, err)
+	}
+	return &r, nil
+}

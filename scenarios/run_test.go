@@ -1,0 +1,52 @@
+package scenarios_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/scenarios"
+)
+
+func TestEveryScenarioIsRunnableAsRegistered(t *testing.T) {
+	require.NotEmpty(t, scenarios.CISuite())
+	for _, name := range scenarios.Names() {
+		s, err := scenarios.Get(name)
+		require.NoError(t, err)
+		_, err = s.Prepare(scenarios.RunOptions{})
+		require.NoError(t, err, name)
+	}
+}
+
+func TestBadRunOptionsAreRejectedBeforeAnyContainer(t *testing.T) {
+	s, err := scenarios.Get("failover-simple")
+	require.NoError(t, err)
+	_, err = s.Prepare(scenarios.RunOptions{Lock: "no-such-lock"})
+	require.ErrorContains(t, err, `unknown lock "no-such-lock"`)
+	_, err = s.Prepare(scenarios.RunOptions{Time: time.Second})
+	require.ErrorContains(t, err, "needs --time of at least")
+	_, err = s.Prepare(scenarios.RunOptions{Clients: -1})
+	require.ErrorContains(t, err, "--clients must be at least 1")
+	_, err = scenarios.Get("nope")
+	require.ErrorContains(t, err, `unknown scenario "nope"`)
+}
+
+// An interrupted run gives no verdict and leaves no container or network.
+func TestInterruptedRunRemovesItsCluster(t *testing.T) {
+	clustertest.RequireDocker(t)
+	s, err := scenarios.Get("failover-redlock")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(6*time.Second, cancel)
+	_, err = s.Run(ctx, scenarios.RunOptions{Seed: 1, Store: t.TempDir()})
+	require.ErrorIs(t, err, scenarios.ErrInterrupted)
+	left, err := cluster.Leftovers(context.Background(), fmt.Sprintf("%s=%d", cluster.LabelPID, os.Getpid()))
+	require.NoError(t, err)
+	require.Empty(t, left)
+}

@@ -1,0 +1,92 @@
+// Package scenarios composes the parts into named, seeded experiments:
+// a topology, a lock, a workload, a nemesis and the verdict expected.
+package scenarios
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/nemesis"
+)
+
+// Expectation says whether a scenario must find a violation.
+type Expectation string
+
+const (
+	// Unsafe scenarios reproduce a known failure: they pass when the
+	// checkers find the violation.
+	Unsafe Expectation = "unsafe"
+	// Safe scenarios pass when no violation is found.
+	Safe Expectation = "safe"
+)
+
+// Scenario is one named experiment.
+type Scenario struct {
+	Name        string
+	Description string
+	Expect      Expectation
+	Lock        string
+	Cluster     cluster.Spec
+	Nemesis     string
+	// Workload shape.
+	Clients int
+	Keys    []string
+	TTL     time.Duration
+	HoldMin time.Duration
+	HoldMax time.Duration
+	Pause   time.Duration
+	// Time is the default workload duration.
+	Time time.Duration
+	// CI marks the scenarios of the CI suite (`deadbolt scenario` with no names).
+	CI bool
+}
+
+var registry = map[string]Scenario{}
+
+func register(s Scenario) {
+	if _, dup := registry[s.Name]; dup {
+		panic("scenarios: duplicate " + s.Name)
+	}
+	if nemesis.Topology(s.Nemesis) != s.Cluster.Topology {
+		panic(fmt.Sprintf("scenarios: %s runs nemesis %s on topology %s", s.Name, s.Nemesis, s.Cluster.Topology))
+	}
+	registry[s.Name] = s
+}
+
+// Get returns the named scenario.
+func Get(name string) (Scenario, error) {
+	s, ok := registry[name]
+	if !ok {
+		return Scenario{}, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return s, nil
+}
+
+// Names lists every scenario, sorted.
+func Names() []string {
+	var out []string
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CISuite lists the scenarios `make scenario` runs, sorted.
+func CISuite() []string {
+	var out []string
+	for _, n := range Names() {
+		if registry[n].CI {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Matches reports whether a verdict satisfies the expectation.
+func (e Expectation) Matches(verdict string) bool {
+	return (e == Unsafe && verdict == "invalid") || (e == Safe && verdict == "valid")
+}
