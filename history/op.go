@@ -46,6 +46,8 @@ type Op struct {
 	Owner string `json:"owner,omitempty"`
 	// Fence is the fencing token of the lease, 0 when the lock has none.
 	Fence int64 `json:"fence,omitempty"`
+	// Seq is a fair lock's grant sequence number, 0 for other locks.
+	Seq int64 `json:"seq,omitempty"`
 	// TTL is the lease time requested, in nanoseconds.
 	TTL int64 `json:"ttl,omitempty"`
 	// Deadline is the client-side validity deadline of the lease (ok

@@ -24,7 +24,9 @@ type Lease struct {
 	Token string
 	// Fence is the fencing token, 0 when the lock has none.
 	Fence int64
-	TTL   time.Duration
+	// Seq is the grant's place in a fair lock's queue order, 0 otherwise.
+	Seq int64
+	TTL time.Duration
 	// Deadline is the client-side validity deadline: acquire invoke time +
 	// TTL - drift. Past it the holder must assume the lock is gone. A lock
 	// with a watchdog moves it on each renewal.

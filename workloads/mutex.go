@@ -112,7 +112,7 @@ func (c *client) acquire(key string) *locks.Lease {
 	op := history.Op{Process: c.process, F: history.Acquire, Key: key, TTL: int64(c.m.TTL)}
 	switch {
 	case err == nil:
-		op.Type, op.Owner, op.Fence, op.Deadline = history.OK, lease.Token, lease.Fence, rec.At(lease.Deadline)
+		op.Type, op.Owner, op.Fence, op.Seq, op.Deadline = history.OK, lease.Token, lease.Fence, lease.Seq, rec.At(lease.Deadline)
 	case locks.Failed(err):
 		op.Type, op.Error = history.Fail, err.Error()
 	default:
