@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/moby/moby/client"
@@ -17,6 +18,9 @@ import (
 const (
 	LabelRun = "org.deadbolt.run"
 	LabelPID = "org.deadbolt.pid"
+	// LabelProcStart is the owning process's start time, so that a reused
+	// pid does not keep a dead run's leftovers alive.
+	LabelProcStart = "org.deadbolt.proc-start"
 )
 
 func init() {
@@ -53,7 +57,8 @@ func Available(ctx context.Context) error {
 }
 
 func runLabels(run string) map[string]string {
-	return map[string]string{LabelRun: run, LabelPID: strconv.Itoa(os.Getpid())}
+	pid := os.Getpid()
+	return map[string]string{LabelRun: run, LabelPID: strconv.Itoa(pid), LabelProcStart: procStart(pid)}
 }
 
 // removeRun force-removes every container, then every network, of one run.
@@ -76,7 +81,7 @@ func Sweep(ctx context.Context) error {
 func (d *docker) sweep(ctx context.Context) error {
 	return d.remove(ctx, make(client.Filters).Add("label", LabelRun), func(labels map[string]string) bool {
 		pid, err := strconv.Atoi(labels[LabelPID])
-		return err != nil || !processAlive(pid)
+		return err != nil || !processAlive(pid, labels[LabelProcStart])
 	})
 }
 
@@ -109,12 +114,45 @@ func (d *docker) remove(ctx context.Context, f client.Filters, match func(map[st
 	return errors.Join(errs...)
 }
 
-func processAlive(pid int) bool {
+// processAlive reports whether the process that labelled a run still runs:
+// same pid, same start time, and not a zombie waiting to be reaped.
+func processAlive(pid int, start string) bool {
 	if pid <= 0 {
 		return false
 	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return !os.IsNotExist(err) // no procfs: trust kill(0)
+	}
+	state, started := procStat(string(stat))
+	return state != "Z" && state != "X" && (start == "" || started == start)
+}
+
+// procStart is the start time of a process from /proc, "" where unknown.
+func procStart(pid int) string {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	_, started := procStat(string(stat))
+	return started
+}
+
+// procStat reads the state and start time fields of /proc/<pid>/stat; the
+// command name before them may itself contain spaces and parentheses.
+func procStat(stat string) (state, start string) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return "", ""
+	}
+	f := strings.Fields(stat[i+1:])
+	if len(f) < 20 {
+		return "", ""
+	}
+	return f[0], f[19]
 }
 
 // Leftovers lists the containers and networks that carry a label, given as

@@ -6,6 +6,8 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/deadbolt-lab/deadbolt/locks"
+	_ "github.com/deadbolt-lab/deadbolt/locks/all"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
 
@@ -26,6 +28,22 @@ func cmdList(args []string, stdout io.Writer) error {
 			ci = " [ci]"
 		}
 		fmt.Fprintf(tw, "%s\t%s%s\t%s\n", s.Name, s.Expect, ci, s.Description)
+	}
+	return tw.Flush()
+}
+
+func cmdLocks(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("locks", flag.ContinueOnError)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return badInput("locks takes no arguments, got %q", pos)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	for _, name := range locks.Names() {
+		fmt.Fprintf(tw, "%s\t%s\n", name, locks.Summary(name))
 	}
 	return tw.Flush()
 }

@@ -2,6 +2,7 @@
 // checks their histories.
 //
 //	deadbolt list
+//	deadbolt locks
 //	deadbolt run NAME [--seed N] [--time D] [--clients N] [--lock NAME] [--store DIR]
 //	deadbolt scenario [NAME...] [--seed N] [--store DIR]
 //	deadbolt check RUN_DIR
@@ -48,6 +49,7 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 const usage = `usage:
   deadbolt list                      scenarios, one a line, with their expectation
+  deadbolt locks                     locks selectable with --lock, one a line
   deadbolt run NAME [flags]          run one scenario
   deadbolt scenario [NAME...] [flags] run a suite (default: the CI suite) and compare
   deadbolt check RUN_DIR             re-check a stored history
@@ -95,6 +97,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch args[0] {
 	case "list":
 		return cmdList(args[1:], stdout)
+	case "locks":
+		return cmdLocks(args[1:], stdout)
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "scenario":
