@@ -346,8 +346,12 @@ func describeStates(state any) string {
 
 func describeLockOp(op porcupine.Operation) string {
 	in, out := op.Input.(lockInput), op.Output.(lockOutput)
-	return fmt.Sprintf("process %d %s by %s %s in [%s, %s] (invoked as op %d)",
-		in.Process, in.F, in.Owner, out.Type, at(in.Call), at(out.Return), in.Index)
+	owner := ""
+	if in.Owner != "" {
+		owner = " by " + in.Owner
+	}
+	return fmt.Sprintf("process %d %s%s %s in [%s, %s] (invoked as op %d)",
+		in.Process, in.F, owner, out.Type, at(in.Call), at(out.Return), in.Index)
 }
 
 func listSome(items []string, n int) string {
