@@ -7,8 +7,9 @@ package nemesis
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -60,12 +61,7 @@ func Topology(name string) string { return registry[name].topology }
 
 // Names lists the schedules, sorted.
 func Names() []string {
-	var out []string
-	for n := range registry {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(registry))
 }
 
 // window records one fault: fault-start around inject, fault-end around heal.

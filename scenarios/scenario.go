@@ -4,7 +4,8 @@ package scenarios
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -67,12 +68,7 @@ func Get(name string) (Scenario, error) {
 
 // Names lists every scenario, sorted.
 func Names() []string {
-	var out []string
-	for n := range registry {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(registry))
 }
 
 // CISuite lists the scenarios `make scenario` runs, sorted.

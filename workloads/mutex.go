@@ -110,13 +110,9 @@ func (c *client) acquire(key string) *locks.Lease {
 	rec.Record(history.Op{Type: history.Invoke, Process: c.process, F: history.Acquire, Key: key, TTL: int64(c.m.TTL)})
 	lease, err := c.lock.Acquire(context.Background(), key)
 	op := history.Op{Process: c.process, F: history.Acquire, Key: key, TTL: int64(c.m.TTL)}
-	switch {
-	case err == nil:
-		op.Type, op.Owner, op.Fence, op.Seq, op.Deadline = history.OK, lease.Token, lease.Fence, lease.Seq, rec.At(lease.Deadline)
-	case locks.Failed(err):
-		op.Type, op.Error = history.Fail, err.Error()
-	default:
-		op.Type, op.Error = history.Info, err.Error()
+	op.Type, op.Error = outcome(err)
+	if err == nil {
+		op.Owner, op.Fence, op.Seq, op.Deadline = lease.Token, lease.Fence, lease.Seq, rec.At(lease.Deadline)
 	}
 	rec.Record(op)
 	if op.Type == history.Info {
@@ -129,19 +125,25 @@ func (c *client) release(l *locks.Lease) {
 	rec := c.m.Rec
 	rec.Record(history.Op{Type: history.Invoke, Process: c.process, F: history.Release, Key: l.Key, Owner: l.Token})
 	err := c.lock.Release(context.Background(), l)
-	op := history.Op{Type: history.OK, Process: c.process, F: history.Release, Key: l.Key, Owner: l.Token}
-	switch {
-	case err == nil:
-	case locks.Failed(err):
-		op.Type, op.Error = history.Fail, err.Error()
-	default:
-		op.Type, op.Error = history.Info, err.Error()
-	}
+	op := history.Op{Process: c.process, F: history.Release, Key: l.Key, Owner: l.Token}
+	op.Type, op.Error = outcome(err)
 	rec.Record(op)
 	if op.Type == history.Info {
 		// The release may still take effect later: a new client goes on.
 		c.process = c.m.nextProcess()
 	}
+}
+
+// outcome classifies a lock call's error: nil is ok, a certain failure is
+// fail, anything else leaves the outcome unknown.
+func outcome(err error) (history.Type, string) {
+	switch {
+	case err == nil:
+		return history.OK, ""
+	case locks.Failed(err):
+		return history.Fail, err.Error()
+	}
+	return history.Info, err.Error()
 }
 
 // wait sleeps for d, cut short by stop, lost or ctx.
@@ -173,14 +175,12 @@ func (c *client) Renewed(l *locks.Lease, err error) {
 	c.mu.Lock()
 	p := c.watchdogs[l.Token]
 	c.mu.Unlock()
-	op := history.Op{Type: history.OK, Process: p, F: history.Renew, Key: l.Key, Owner: l.Token, TTL: int64(l.TTL)}
-	switch {
-	case err == nil:
+	op := history.Op{Process: p, F: history.Renew, Key: l.Key, Owner: l.Token, TTL: int64(l.TTL)}
+	op.Type, op.Error = outcome(err)
+	switch op.Type {
+	case history.OK:
 		op.Deadline = c.m.Rec.At(l.Deadline)
-	case locks.Failed(err):
-		op.Type, op.Error = history.Fail, err.Error()
-	default:
-		op.Type, op.Error = history.Info, err.Error()
+	case history.Info:
 		c.mu.Lock()
 		c.watchdogs[l.Token] = c.m.nextProcess()
 		c.mu.Unlock()
