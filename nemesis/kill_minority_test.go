@@ -1,0 +1,42 @@
+package nemesis_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/checker"
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/nemesis"
+)
+
+func TestKillMinorityOutwaitsTheTTLAndHeals(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 5})
+	rec := history.NewRecorder(nil)
+	n := &nemesis.KillMinority{After: 0, Margin: 200 * time.Millisecond}
+	ttl := 500 * time.Millisecond
+	require.NoError(t, n.Run(context.Background(), nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: ttl}))
+
+	ws := checker.FaultWindows(rec.Ops())
+	require.Len(t, ws, 1)
+	w := ws[0]
+	require.Equal(t, "kill-minority", w.Fault)
+	require.Len(t, strings.Split(w.Node, ","), 2, "a minority of 5 is 2")
+	require.True(t, w.Healed)
+	require.GreaterOrEqual(t, time.Duration(w.End-w.Start), ttl+n.Margin, "restart only after the TTL")
+	require.NoError(t, c.WaitHealthy(context.Background(), 30*time.Second))
+}
+
+func TestUnknownNemesis(t *testing.T) {
+	_, err := nemesis.New("meteor")
+	require.ErrorContains(t, err, `unknown nemesis "meteor"`)
+	for _, name := range nemesis.Names() {
+		require.NotEmpty(t, nemesis.Topology(name), name)
+	}
+}
