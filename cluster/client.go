@@ -34,17 +34,21 @@ func (o ClientOptions) redis() *redis.Options {
 		WriteTimeout: o.WriteTimeout,
 		PoolSize:     o.PoolSize,
 		MaxRetries:   -1,
+		// Without this go-redis ignores context deadlines during I/O, and a
+		// lock's per-call timeout would not bound anything.
+		ContextTimeoutEnabled: true,
 	}
 }
 
 func (o ClientOptions) failover(master string, sentinels []string) *redis.FailoverOptions {
 	return &redis.FailoverOptions{
-		MasterName:    master,
-		SentinelAddrs: sentinels,
-		DialTimeout:   o.DialTimeout,
-		ReadTimeout:   o.ReadTimeout,
-		WriteTimeout:  o.WriteTimeout,
-		PoolSize:      o.PoolSize,
-		MaxRetries:    -1,
+		MasterName:            master,
+		SentinelAddrs:         sentinels,
+		DialTimeout:           o.DialTimeout,
+		ReadTimeout:           o.ReadTimeout,
+		WriteTimeout:          o.WriteTimeout,
+		PoolSize:              o.PoolSize,
+		MaxRetries:            -1,
+		ContextTimeoutEnabled: true,
 	}
 }

@@ -79,3 +79,20 @@ func TestBadSpec(t *testing.T) {
 	_, err := cluster.Start(context.Background(), cluster.Spec{Topology: "ring"})
 	require.ErrorContains(t, err, `unknown topology "ring"`)
 }
+
+func TestContextDeadlineBoundsACallToAStalledNode(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
+	ctx := context.Background()
+	n := c.ByRole(cluster.RoleRedis)[0]
+	admin := n.Client()
+	defer admin.Close()
+	require.NoError(t, admin.Do(ctx, "CLIENT", "PAUSE", "2000", "ALL").Err())
+
+	rdb := c.Clients(cluster.DefaultClientOptions())[0]
+	defer rdb.Close()
+	cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	require.Error(t, rdb.Set(cctx, "k", "v", 0).Err())
+	require.Less(t, time.Since(start), 300*time.Millisecond, "the context deadline, not the 500ms read timeout, must end the call")
+}
