@@ -1,0 +1,166 @@
+package locks_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/locks"
+)
+
+func TestFair(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
+	ctx := context.Background()
+	rdb := nodeClient(t, c, 0)
+	queueLen := func(key string) int64 { return rdb.LLen(ctx, locks.FairQueueKey(key)).Val() }
+	// waitQueue waits until n waiters stand in key's queue.
+	waitQueue := func(t *testing.T, key string, n int64) {
+		t.Helper()
+		require.Eventually(t, func() bool { return queueLen(key) == n }, 3*time.Second, 5*time.Millisecond,
+			"queue of %s: want %d waiters", key, n)
+	}
+
+	t.Run("MutualExclusion", func(t *testing.T) {
+		seqs, acquired := contend(t, c, "fair", locks.Options{TTL: 10 * time.Second, Wait: 10 * time.Second}, 20)
+		require.Equal(t, int64(6*20), acquired, "every blocking acquire must get the lock in the end")
+		for i := 1; i < len(seqs); i++ {
+			require.Equal(t, seqs[i-1]+1, seqs[i], "grant numbers must follow the order of the holds")
+		}
+		require.Zero(t, queueLen("contended"), "nobody is left in the queue")
+	})
+
+	t.Run("Reentrancy", func(t *testing.T) {
+		a := newLock(t, "fair", c, locks.Options{TTL: 10 * time.Second})
+		b := newLock(t, "fair", c, locks.Options{TTL: 10 * time.Second})
+		first, err := a.Acquire(ctx, "re")
+		require.NoError(t, err)
+		again, err := a.Acquire(ctx, "re")
+		require.NoError(t, err)
+		require.Same(t, first, again)
+		require.Equal(t, "2", rdb.HGet(ctx, "re", first.Token).Val())
+		require.ErrorIs(t, b.Release(ctx, first), locks.ErrNotHeld)
+		require.NoError(t, a.Release(ctx, first))
+		require.Equal(t, "1", rdb.HGet(ctx, "re", first.Token).Val())
+		require.NoError(t, a.Release(ctx, first))
+		require.Equal(t, int64(0), rdb.Exists(ctx, "re").Val())
+	})
+
+	t.Run("FIFO", func(t *testing.T) {
+		ttl := 10 * time.Second
+		holder := newLock(t, "fair", c, locks.Options{TTL: ttl})
+		held, err := holder.Acquire(ctx, "fifo")
+		require.NoError(t, err)
+
+		type grantRec struct {
+			waiter int
+			token  string
+			seq    int64
+		}
+		var mu sync.Mutex
+		var grants []grantRec
+		var wg sync.WaitGroup
+		for i := 0; i < 5; i++ {
+			w := newLock(t, "fair", c, locks.Options{TTL: ttl, Wait: 2 * ttl})
+			wg.Go(func() {
+				l, err := w.Acquire(ctx, "fifo")
+				if !assert.NoError(t, err) {
+					return
+				}
+				mu.Lock()
+				grants = append(grants, grantRec{i, l.Token, l.Seq})
+				mu.Unlock()
+				time.Sleep(20 * time.Millisecond)
+				assert.NoError(t, w.Release(ctx, l))
+			})
+			// The next waiter starts only once this one stands in line.
+			waitQueue(t, "fifo", int64(i+1))
+		}
+		queued := rdb.LRange(ctx, locks.FairQueueKey("fifo"), 0, -1).Val()
+		require.NoError(t, holder.Release(ctx, held))
+		wg.Wait()
+
+		require.Len(t, grants, 5)
+		for k, g := range grants {
+			require.Equal(t, k, g.waiter, "grant %d went to waiter %d: not the order of arrival (%+v)", k, g.waiter, grants)
+			require.Equal(t, queued[k], g.token, "grant %d is not the queue's %d-th owner", k, k)
+			require.Equal(t, held.Seq+int64(k)+1, g.seq, "grant numbers must follow the queue")
+		}
+		require.Zero(t, queueLen("fifo"))
+	})
+
+	t.Run("WaiterGivesUp", func(t *testing.T) {
+		ttl := 10 * time.Second
+		holder := newLock(t, "fair", c, locks.Options{TTL: ttl})
+		held, err := holder.Acquire(ctx, "giveup")
+		require.NoError(t, err)
+
+		// First in line, waits 300ms and gives up.
+		impatient := newLock(t, "fair", c, locks.Options{TTL: ttl, Wait: 300 * time.Millisecond})
+		gaveUp := make(chan error, 1)
+		go func() {
+			_, err := impatient.Acquire(ctx, "giveup")
+			gaveUp <- err
+		}()
+		waitQueue(t, "giveup", 1)
+
+		// Second in line, its caller goes away.
+		cancelled := newLock(t, "fair", c, locks.Options{TTL: ttl, Wait: 2 * ttl})
+		cctx, cancel := context.WithCancel(ctx)
+		cancelledErr := make(chan error, 1)
+		go func() {
+			_, err := cancelled.Acquire(cctx, "giveup")
+			cancelledErr <- err
+		}()
+		waitQueue(t, "giveup", 2)
+
+		// Third in line, stays.
+		patient := newLock(t, "fair", c, locks.Options{TTL: ttl, Wait: 2 * ttl})
+		type result struct {
+			lease *locks.Lease
+			err   error
+			at    time.Time
+		}
+		got := make(chan result, 1)
+		go func() {
+			l, err := patient.Acquire(ctx, "giveup")
+			got <- result{l, err, time.Now()}
+		}()
+		waitQueue(t, "giveup", 3)
+
+		require.ErrorIs(t, <-gaveUp, locks.ErrNotAcquired)
+		cancel()
+		err = <-cancelledErr
+		require.True(t, locks.Failed(err), "a cancelled waiter certainly did not acquire: %v", err)
+		require.Equal(t, int64(1), queueLen("giveup"), "waiters that gave up must leave the queue")
+		require.Equal(t, int64(1), rdb.ZCard(ctx, locks.FairTimeoutKey("giveup")).Val())
+
+		released := time.Now()
+		require.NoError(t, holder.Release(ctx, held))
+		var r result
+		select {
+		case r = <-got:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the waiter left standing never got the lock: the ones that gave up still block it")
+		}
+		require.NoError(t, r.err)
+		require.Less(t, r.at.Sub(released), 500*time.Millisecond, "the release must wake the remaining waiter at once")
+		require.NoError(t, patient.Release(ctx, r.lease))
+		require.Zero(t, queueLen("giveup"))
+	})
+
+	t.Run("CancelledContext", func(t *testing.T) {
+		l := newLock(t, "fair", c, locks.Options{TTL: 10 * time.Second, Wait: time.Second})
+		left := func() bool {
+			return rdb.Exists(ctx, "cancel", locks.FairQueueKey("cancel"), locks.FairTimeoutKey("cancel")).Val() != 0
+		}
+		cancelWhilePaused(t, l, "cancel", []*redis.Client{rdb}, false, left)
+		cancelWhilePaused(t, l, "cancel", []*redis.Client{rdb}, true, left)
+	})
+}

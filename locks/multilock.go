@@ -1,0 +1,148 @@
+package locks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func init() {
+	Register("multilock", "Redisson MultiLock: SET NX PX with one token on every one of N independent masters in parallel, all or nothing", NewMultiLock)
+}
+
+// MultiLock holds a key only when it holds it on every master: unlike
+// RedLock there is no quorum, so one dead master blocks every acquire.
+type MultiLock struct {
+	nodes []*redis.Client
+	o     Options
+}
+
+// NewMultiLock builds a MultiLock over one client per independent master.
+func NewMultiLock(clients []*redis.Client, o Options) (Lock, error) {
+	if len(clients) < 1 {
+		return nil, fmt.Errorf("lock multilock needs at least one master")
+	}
+	return &MultiLock{nodes: clients, o: o.WithDefaults()}, nil
+}
+
+// Acquire tries up to 1+Retries times, and keeps trying while Wait lasts.
+func (m *MultiLock) Acquire(ctx context.Context, key string) (*Lease, error) {
+	giveUp := time.Now().Add(m.o.Wait)
+	for attempt := 0; ; attempt++ {
+		l, err := m.try(ctx, key)
+		if !errors.Is(err, ErrNotAcquired) || (attempt >= m.o.Retries && !time.Now().Before(giveUp)) {
+			return l, err
+		}
+		if err := sleep(ctx, rand.N(m.o.RetryDelay)); err != nil {
+			return nil, errors.Join(ErrNotAcquired, err)
+		}
+	}
+}
+
+func (m *MultiLock) try(ctx context.Context, key string) (*Lease, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, errors.Join(ErrNotAcquired, err)
+	}
+	token := newToken()
+	start := time.Now()
+	errs := m.onAll(ctx, func(ctx context.Context, rdb *redis.Client) error {
+		ctx, cancel := context.WithTimeout(ctx, m.o.Timeout)
+		defer cancel()
+		ok, err := rdb.SetNX(ctx, key, token, m.o.TTL).Result()
+		switch {
+		case err != nil && notSent(err):
+			return errors.Join(ErrNoEffect, err)
+		case err != nil:
+			return err
+		case !ok:
+			return ErrNotAcquired
+		}
+		return nil
+	})
+	l := &Lease{Key: key, Token: token, TTL: m.o.TTL, Deadline: m.o.deadline(start)}
+	refused, unknown := 0, 0
+	var firstUnknown error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case Failed(err):
+			refused++
+		default:
+			unknown++
+			if firstUnknown == nil {
+				firstUnknown = err
+			}
+		}
+	}
+	if refused == 0 && unknown == 0 && ctx.Err() == nil && time.Now().Before(l.Deadline) {
+		return l, nil
+	}
+	// Undo what we hold, including SETs that timed out but landed. The
+	// release is owner-checked, so masters that refused keep their holder.
+	undoErr := m.Release(context.WithoutCancel(ctx), l)
+	switch {
+	case refused > 0:
+		// One master certainly did not take our token: we never held all.
+		return nil, fmt.Errorf("%w: %d of %d masters refused", ErrNotAcquired, refused, len(m.nodes))
+	case unknown > 0:
+		return nil, fmt.Errorf("multilock: %d of %d masters did not answer: %w", unknown, len(m.nodes), firstUnknown)
+	case ctx.Err() != nil:
+		if undoErr != nil {
+			return nil, fmt.Errorf("acquire took the lock after its context ended: %w; undoing it: %v", ctx.Err(), undoErr)
+		}
+		return nil, fmt.Errorf("acquire took the lock after its context ended (released again): %w", ctx.Err())
+	}
+	return nil, fmt.Errorf("%w: the validity ran out while acquiring", ErrNotAcquired)
+}
+
+// Release deletes our token on every master. It is ErrNotHeld when every
+// master answered and one no longer had our token, and unknown when some
+// master did not answer.
+func (m *MultiLock) Release(ctx context.Context, l *Lease) error {
+	errs := m.onAll(ctx, func(ctx context.Context, rdb *redis.Client) error {
+		return releaseOn(ctx, rdb, m.o.Timeout, l)
+	})
+	notHeld, noEffect, unknown := 0, 0, 0
+	var firstUnknown error
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case errors.Is(err, ErrNotHeld):
+			notHeld++
+		case errors.Is(err, ErrNoEffect):
+			noEffect++
+		default:
+			unknown++
+			if firstUnknown == nil {
+				firstUnknown = err
+			}
+		}
+	}
+	switch {
+	case notHeld == 0 && noEffect == 0 && unknown == 0:
+		return nil
+	case noEffect == 0 && unknown == 0:
+		return fmt.Errorf("%w: %d of %d masters no longer had it", ErrNotHeld, notHeld, len(m.nodes))
+	case noEffect == len(m.nodes):
+		return fmt.Errorf("%w: no master reached", ErrNoEffect)
+	case firstUnknown == nil:
+		firstUnknown = errors.New("not reached")
+	}
+	return fmt.Errorf("multilock release: %d of %d masters did not answer: %w", unknown+noEffect, len(m.nodes), firstUnknown)
+}
+
+// onAll runs f on every master in parallel; errs[i] is master i's answer.
+func (m *MultiLock) onAll(ctx context.Context, f func(context.Context, *redis.Client) error) []error {
+	errs := make([]error, len(m.nodes))
+	var wg sync.WaitGroup
+	for i, rdb := range m.nodes {
+		wg.Go(func() { errs[i] = f(ctx, rdb) })
+	}
+	wg.Wait()
+	return errs
+}
