@@ -118,6 +118,10 @@ func (o Options) drift() time.Duration {
 // deadline is the validity deadline of a lease whose acquire started at start.
 func (o Options) deadline(start time.Time) time.Time { return start.Add(o.TTL - o.drift()) }
 
+// Deadline is the same validity deadline, for locks outside this package
+// (broken variants, adapters).
+func (o Options) Deadline(start time.Time) time.Time { return o.deadline(start) }
+
 // Factory builds a lock over one client per master group.
 type Factory func(clients []*redis.Client, o Options) (Lock, error)
 

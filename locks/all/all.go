@@ -5,4 +5,6 @@ package all
 
 import (
 	_ "github.com/deadbolt-lab/deadbolt/locks"
+	_ "github.com/deadbolt-lab/deadbolt/locks/adapters"
+	_ "github.com/deadbolt-lab/deadbolt/locks/broken"
 )

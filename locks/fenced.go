@@ -1,0 +1,71 @@
+package locks
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func init() {
+	Register("fenced", "simple plus a fencing token: one script does SET NX PX and, only then, INCR key:fence", NewFenced)
+}
+
+var fencedAcquireScript = script("fenced_acquire.lua")
+
+// FenceSuffix names the counter that hands out a lock's fencing tokens:
+// key + FenceSuffix. The counter never expires, so tokens keep increasing
+// across holders and expiries for as long as the master keeps its data.
+// (On Redis Cluster the two keys would need a hash tag to share a slot.)
+const FenceSuffix = ":fence"
+
+// Fenced is the simple lock whose grants also carry a fencing token, drawn
+// in the same script as the SET so that no refusal consumes one.
+type Fenced struct {
+	rdb *redis.Client
+	o   Options
+}
+
+// NewFenced builds a fenced lock over a single master group.
+func NewFenced(clients []*redis.Client, o Options) (Lock, error) {
+	rdb, err := oneClient("fenced", clients)
+	if err != nil {
+		return nil, err
+	}
+	return &Fenced{rdb: rdb, o: o.WithDefaults()}, nil
+}
+
+func (f *Fenced) Acquire(ctx context.Context, key string) (*Lease, error) {
+	for attempt := 0; ; attempt++ {
+		l, err := f.try(ctx, key)
+		if !errors.Is(err, ErrNotAcquired) || attempt >= f.o.Retries {
+			return l, err
+		}
+		if err := sleep(ctx, rand.N(f.o.RetryDelay)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (f *Fenced) try(ctx context.Context, key string) (*Lease, error) {
+	token := newToken()
+	start := time.Now()
+	cctx, cancel := context.WithTimeout(ctx, f.o.Timeout)
+	defer cancel()
+	fence, err := fencedAcquireScript.Run(cctx, f.rdb, []string{key, key + FenceSuffix}, token, f.o.TTL.Milliseconds()).Int64()
+	switch {
+	case err != nil && notSent(err):
+		return nil, errors.Join(ErrNotAcquired, err)
+	case err != nil:
+		return nil, err
+	case fence == 0:
+		return nil, ErrNotAcquired
+	}
+	return &Lease{Key: key, Token: token, Fence: fence, TTL: f.o.TTL, Deadline: f.o.deadline(start)}, nil
+}
+
+func (f *Fenced) Release(ctx context.Context, l *Lease) error {
+	return releaseOn(ctx, f.rdb, f.o.Timeout, l)
+}

@@ -1,0 +1,112 @@
+package locks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func init() {
+	Register("simple-wait", "simple plus WAIT 1 on the same connection; rolled back (not acquired) when no replica acknowledged in time", NewSimpleWait(1))
+}
+
+// SimpleWait is the simple lock followed by WAIT numreplicas, as Redisson
+// does for locks on a master with replicas: when fewer replicas acknowledged
+// the SET within the timeout, the lock is released again and the acquire
+// refused. WAIT narrows the failover window (the SET is on the replicas when
+// the master dies) but does not close it: Redis replication stays
+// asynchronous, and a failover can still promote a replica that missed it.
+type SimpleWait struct {
+	rdb      *redis.Client
+	o        Options
+	replicas int
+	// wait is WAIT's own timeout: half the call timeout and of the
+	// client's read timeout, so that the server answers before the client
+	// gives up on the connection.
+	wait time.Duration
+}
+
+// NewSimpleWait gives the factory of a simple-wait lock that waits for
+// replicas acknowledgements. The registered "simple-wait" waits for 1.
+func NewSimpleWait(replicas int) Factory {
+	return func(clients []*redis.Client, o Options) (Lock, error) {
+		rdb, err := oneClient("simple-wait", clients)
+		if err != nil {
+			return nil, err
+		}
+		if replicas < 1 {
+			return nil, fmt.Errorf("lock simple-wait needs numreplicas >= 1, got %d", replicas)
+		}
+		o = o.WithDefaults()
+		wait := o.Timeout / 2
+		if rt := rdb.Options().ReadTimeout; rt > 0 {
+			wait = min(wait, rt/2)
+		}
+		return &SimpleWait{rdb: rdb, o: o, replicas: replicas, wait: max(wait, time.Millisecond)}, nil
+	}
+}
+
+func (s *SimpleWait) Acquire(ctx context.Context, key string) (*Lease, error) {
+	for attempt := 0; ; attempt++ {
+		l, err := s.try(ctx, key)
+		if !errors.Is(err, ErrNotAcquired) || attempt >= s.o.Retries {
+			return l, err
+		}
+		if err := sleep(ctx, rand.N(s.o.RetryDelay)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (s *SimpleWait) try(ctx context.Context, key string) (*Lease, error) {
+	token := newToken()
+	start := time.Now()
+	// WAIT counts acknowledgements of the writes of the connection that
+	// sends it: SET and WAIT go on one connection taken from the pool.
+	conn := s.rdb.Conn()
+	defer conn.Close()
+	cctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
+	defer cancel()
+	ok, err := conn.SetNX(cctx, key, token, s.o.TTL).Result()
+	switch {
+	case err != nil && notSent(err):
+		return nil, errors.Join(ErrNotAcquired, err)
+	case err != nil:
+		return nil, err
+	case !ok:
+		return nil, ErrNotAcquired
+	}
+	l := &Lease{Key: key, Token: token, TTL: s.o.TTL, Deadline: s.o.deadline(start)}
+	wctx, wcancel := context.WithTimeout(ctx, s.o.Timeout)
+	defer wcancel()
+	// Not conn.Wait: go-redis gives that a read timeout of WAIT's timeout
+	// plus 10 s, which only a client with ContextTimeoutEnabled would cut
+	// short at wctx's deadline. A plain command keeps the client's read
+	// timeout, which the WAIT timeout stays under.
+	wait := redis.NewIntCmd(wctx, "wait", s.replicas, s.wait.Milliseconds())
+	_ = conn.Process(wctx, wait)
+	acked, err := wait.Result()
+	if err == nil && acked >= int64(s.replicas) {
+		return l, nil
+	}
+	why := fmt.Errorf("%d of %d replicas acknowledged within %s", acked, s.replicas, s.wait)
+	if err != nil {
+		why = fmt.Errorf("WAIT failed: %w", err)
+	}
+	// Roll back: the SET is ours, so the owner-checked release undoes it
+	// (ErrNotHeld: it expired or a failover lost it; not ours either way).
+	rerr := releaseOn(context.WithoutCancel(ctx), s.rdb, s.o.Timeout, l)
+	if rerr != nil && !errors.Is(rerr, ErrNotHeld) {
+		// The SET may still stand under our token: the outcome is unknown.
+		return nil, fmt.Errorf("%w; roll back: %w", why, rerr)
+	}
+	return nil, fmt.Errorf("%w: %w, rolled back", ErrNotAcquired, why)
+}
+
+func (s *SimpleWait) Release(ctx context.Context, l *Lease) error {
+	return releaseOn(ctx, s.rdb, s.o.Timeout, l)
+}
