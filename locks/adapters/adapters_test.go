@@ -1,0 +1,169 @@
+package adapters_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/locks"
+	_ "github.com/deadbolt-lab/deadbolt/locks/adapters"
+)
+
+// adapterCases are the adapters under test with the masters each runs on:
+// redsync with one pool (single instance) and with three (Redlock).
+var adapterCases = []struct {
+	name    string
+	masters int
+}{
+	{"redsync", 1},
+	{"redsync", 3},
+	{"bsm", 1},
+}
+
+func newLock(t *testing.T, name string, c *cluster.Cluster, o locks.Options) locks.Lock {
+	t.Helper()
+	clients := c.Clients(cluster.DefaultClientOptions())
+	t.Cleanup(func() {
+		for _, rdb := range clients {
+			rdb.Close()
+		}
+	})
+	l, err := locks.New(name, clients, o)
+	require.NoError(t, err)
+	return l
+}
+
+// TestAdapters runs every check on every case, sharing one cluster per
+// master count.
+func TestAdapters(t *testing.T) {
+	clusters := map[int]*cluster.Cluster{}
+	for _, ac := range adapterCases {
+		if clusters[ac.masters] == nil {
+			clusters[ac.masters] = clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: ac.masters})
+		}
+	}
+	for _, check := range []struct {
+		name string
+		f    func(t *testing.T, name string, c *cluster.Cluster)
+	}{
+		{"mutual exclusion under contention", mutualExclusionUnderContention},
+		{"non-owner release is refused", nonOwnerReleaseIsRefused},
+		{"expired holder's release is refused", expiredHolderReleaseIsRefused},
+	} {
+		t.Run(check.name, func(t *testing.T) {
+			for _, ac := range adapterCases {
+				t.Run(fmt.Sprintf("%s/%d-masters", ac.name, ac.masters), func(t *testing.T) {
+					check.f(t, ac.name, clusters[ac.masters])
+				})
+			}
+		})
+	}
+}
+
+func mutualExclusionUnderContention(t *testing.T, name string, c *cluster.Cluster) {
+	ctx := context.Background()
+	var inside, maxInside, acquired atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < 6; w++ {
+		l := newLock(t, name, c, locks.Options{TTL: 10 * time.Second, Retries: 3, RetryDelay: 5 * time.Millisecond})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 40; i++ {
+				lease, err := l.Acquire(ctx, "contended")
+				if err != nil {
+					assert.True(t, locks.Failed(err), "unexpected error: %v", err)
+					continue
+				}
+				acquired.Add(1)
+				n := inside.Add(1)
+				for m := maxInside.Load(); n > m && !maxInside.CompareAndSwap(m, n); m = maxInside.Load() {
+				}
+				time.Sleep(time.Millisecond)
+				inside.Add(-1)
+				assert.NoError(t, l.Release(ctx, lease))
+			}
+		}()
+	}
+	wg.Wait()
+	require.Greater(t, acquired.Load(), int64(6), "contention test made no progress")
+	require.Equal(t, int64(1), maxInside.Load(), "two workers were inside at once")
+}
+
+func nonOwnerReleaseIsRefused(t *testing.T, name string, c *cluster.Cluster) {
+	ctx := context.Background()
+	l := newLock(t, name, c, locks.Options{TTL: 10 * time.Second})
+	other := newLock(t, name, c, locks.Options{TTL: 10 * time.Second})
+	lease, err := l.Acquire(ctx, "k")
+	require.NoError(t, err)
+	require.NotEmpty(t, lease.Token)
+	forged := *lease
+	forged.Token = "someone-else"
+	require.ErrorIs(t, l.Release(ctx, &forged), locks.ErrNotHeld)
+	require.ErrorIs(t, other.Release(ctx, &forged), locks.ErrNotHeld)
+	_, err = other.Acquire(ctx, "k")
+	require.ErrorIs(t, err, locks.ErrNotAcquired, "a refused release must leave the lock held")
+	require.NoError(t, l.Release(ctx, lease))
+	again, err := other.Acquire(ctx, "k")
+	require.NoError(t, err)
+	require.NoError(t, other.Release(ctx, again))
+}
+
+// An expired holder's release reaches Redis through the library and is
+// refused there, while the next holder keeps the lock.
+func expiredHolderReleaseIsRefused(t *testing.T, name string, c *cluster.Cluster) {
+	ctx := context.Background()
+	ttl := 400 * time.Millisecond
+	a := newLock(t, name, c, locks.Options{TTL: ttl})
+	b := newLock(t, name, c, locks.Options{TTL: 10 * time.Second})
+	start := time.Now()
+	first, err := a.Acquire(ctx, "k")
+	require.NoError(t, err)
+	require.True(t, first.Deadline.After(start) && first.Deadline.Before(start.Add(ttl)),
+		"validity deadline %v must lie within the TTL minus drift", first.Deadline.Sub(start))
+	time.Sleep(ttl + 100*time.Millisecond)
+	second, err := b.Acquire(ctx, "k")
+	require.NoError(t, err, "the lease must expire after its TTL")
+	require.ErrorIs(t, a.Release(ctx, first), locks.ErrNotHeld)
+	_, err = a.Acquire(ctx, "k")
+	require.ErrorIs(t, err, locks.ErrNotAcquired, "the late release must not free the next holder's lock")
+	require.NoError(t, b.Release(ctx, second))
+}
+
+func TestAdapterRetriesWaitForTheHolder(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
+	ctx := context.Background()
+	for _, name := range []string{"redsync", "bsm"} {
+		t.Run(name, func(t *testing.T) {
+			holder := newLock(t, name, c, locks.Options{TTL: 300 * time.Millisecond})
+			_, err := holder.Acquire(ctx, name)
+			require.NoError(t, err)
+			// 20 tries 50 ms apart outlast the 300 ms lease.
+			waiter := newLock(t, name, c, locks.Options{TTL: 10 * time.Second, Retries: 20, RetryDelay: 50 * time.Millisecond})
+			lease, err := waiter.Acquire(ctx, name)
+			require.NoError(t, err)
+			require.NoError(t, waiter.Release(ctx, lease))
+			noRetry := newLock(t, name, c, locks.Options{TTL: 10 * time.Second})
+			_, err = noRetry.Acquire(ctx, name+"-held")
+			require.NoError(t, err)
+			_, err = noRetry.Acquire(ctx, name+"-held")
+			require.ErrorIs(t, err, locks.ErrNotAcquired)
+		})
+	}
+}
+
+func TestBsmNeedsOneMasterGroup(t *testing.T) {
+	_, err := locks.New("bsm", []*redis.Client{nil, nil}, locks.Options{})
+	require.ErrorContains(t, err, "needs one master group")
+	_, err = locks.New("redsync", nil, locks.Options{})
+	require.ErrorContains(t, err, "at least one master")
+}

@@ -1,0 +1,118 @@
+package adapters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/go-redsync/redsync/v4"
+	rsredis "github.com/go-redsync/redsync/v4/redis"
+	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/deadbolt-lab/deadbolt/locks"
+)
+
+func init() {
+	locks.Register("redsync", "go-redsync/redsync/v4 unmodified: one pool per master group (single instance on sentinel, Redlock on N masters)", NewRedsync)
+}
+
+// Redsync drives a redsync.Redsync. Options map onto its mutex options:
+// TTL -> WithExpiry; Retries -> WithTries(Retries+1) with a random delay up
+// to RetryDelay between tries; DriftFactor -> WithDriftFactor (redsync has
+// no drift floor); the per-try timeout (redsync: expiry * timeout factor)
+// is min(TTL/20, Timeout), as in our redlock. The lease deadline is the
+// mutex's own Until().
+type Redsync struct {
+	rs   *redsync.Redsync
+	o    locks.Options
+	opts []redsync.Option
+}
+
+// NewRedsync builds redsync over one go-redis pool per client.
+func NewRedsync(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
+	if len(clients) < 1 {
+		return nil, fmt.Errorf("lock redsync needs at least one master")
+	}
+	o = o.WithDefaults()
+	pools := make([]rsredis.Pool, len(clients))
+	for i, c := range clients {
+		pools[i] = goredis.NewPool(c)
+	}
+	delay := o.RetryDelay
+	perTry := min(o.TTL/20, o.Timeout)
+	opts := []redsync.Option{
+		redsync.WithExpiry(o.TTL),
+		redsync.WithTries(o.Retries + 1),
+		redsync.WithRetryDelayFunc(func(int) time.Duration { return rand.N(delay) }),
+		redsync.WithDriftFactor(o.DriftFactor),
+		redsync.WithTimeoutFactor(float64(perTry) / float64(o.TTL)),
+	}
+	return &Redsync{rs: redsync.New(pools...), o: o, opts: opts}, nil
+}
+
+func (r *Redsync) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
+	m := r.rs.NewMutex(key, r.opts...)
+	err := m.LockContext(ctx)
+	if err == nil {
+		return &locks.Lease{Key: key, Token: m.Value(), TTL: r.o.TTL, Deadline: m.Until()}, nil
+	}
+	// LockContext returns the last try's error, or ErrFailed when that try
+	// got no quorum without an error (or the context ended between tries).
+	// It undoes each failed try on every master, but cannot tell us whether
+	// that undo landed, so a failure is certain only when no master failed to
+	// answer and our context did not end.
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("redsync: %w (after %w)", err, ctx.Err())
+	}
+	if unanswered(err) {
+		return nil, fmt.Errorf("redsync: %w", err)
+	}
+	return nil, fmt.Errorf("%w: redsync: %w", locks.ErrNotAcquired, err)
+}
+
+// Release unlocks through a mutex that carries the lease's value
+// (redsync.WithValue, its documented way to release a lock from elsewhere).
+func (r *Redsync) Release(ctx context.Context, l *locks.Lease) error {
+	m := r.rs.NewMutex(l.Key, append(r.opts[:len(r.opts):len(r.opts)], redsync.WithValue(l.Token))...)
+	ctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
+	defer cancel()
+	ok, err := m.UnlockContext(ctx)
+	switch {
+	case ok:
+		return nil
+	case err == nil:
+		return fmt.Errorf("%w: redsync unlock refused", locks.ErrNotHeld)
+	case unanswered(err):
+		return fmt.Errorf("redsync: %w", err)
+	}
+	// Every master answered and fewer than a quorum had our value: it
+	// expired (ErrLockAlreadyExpired) or is another owner's (ErrNodeTaken).
+	return fmt.Errorf("%w: redsync: %w", locks.ErrNotHeld, err)
+}
+
+// unanswered reports whether err holds a redsync.RedisError that does not
+// prove its command never left: a master whose answer is unknown.
+func unanswered(err error) bool {
+	for _, e := range leaves(err) {
+		var re *redsync.RedisError
+		if errors.As(e, &re) && !notSent(re.Err) {
+			return true
+		}
+	}
+	return false
+}
+
+// leaves flattens errors.Join trees (redsync joins one error per master).
+func leaves(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, leaves(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}

@@ -1,0 +1,268 @@
+// Package broken holds known-unsafe lock variants, kept to prove that the
+// checkers catch what they break. Each one is a common mistake seen in the
+// wild, registered under its own name:
+//
+//   - setnx-expire: SETNX, then PEXPIRE as a second command. A client that
+//     dies between the two leaves a lock that never expires.
+//   - del-no-owner: SET NX PX, released with a plain DEL. A holder whose
+//     lease expired deletes the next holder's lock.
+//   - get-then-del: SET NX PX, released by GET (is it still my token?) then
+//     DEL as two commands. The lease can expire and pass to another client
+//     between them, and the DEL removes that client's lock.
+//   - no-ttl: SET NX with no expiry at all. A holder that crashes blocks the
+//     key forever.
+//
+// Every variant takes Hooks, so that a test or a scenario can stall or crash
+// a client inside the window the variant leaves open. The registered
+// variants have no hooks. Never use these locks for anything but tests.
+package broken
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/deadbolt-lab/deadbolt/locks"
+)
+
+func init() {
+	locks.Register("setnx-expire", "BROKEN: SETNX then PEXPIRE as two commands; a crash between them leaves a lock without expiry", NewSetnxExpire(Hooks{}))
+	locks.Register("del-no-owner", "BROKEN: SET NX PX, released with a plain DEL that removes whoever holds it", NewDelNoOwner(Hooks{}))
+	locks.Register("get-then-del", "BROKEN: SET NX PX, released by GET (owner check) then DEL as two commands", NewGetThenDel(Hooks{}))
+	locks.Register("no-ttl", "BROKEN: SET NX without expiry; a crashed holder blocks the key forever", NewNoTTL(Hooks{}))
+}
+
+// Hooks open the window a broken variant leaves. A nil hook does nothing.
+type Hooks struct {
+	// Between runs inside the variant's window: after SETNX and before
+	// PEXPIRE (setnx-expire); after GET and before DEL (get-then-del);
+	// before the DEL (del-no-owner); after the SET, before Acquire returns
+	// (no-ttl). A non-nil error aborts the call there, as a client crash
+	// would, and is returned as an unknown outcome.
+	Between func(ctx context.Context, key string) error
+}
+
+func (h Hooks) between(ctx context.Context, key string) error {
+	if h.Between == nil {
+		return nil
+	}
+	return h.Between(ctx, key)
+}
+
+// NoTTLValidity is the validity deadline a no-ttl lease gets (acquire
+// invoke time + NoTTLValidity): the key never expires, so the lease lasts
+// until its release; an hour is "forever" for any run while keeping
+// timelines finite.
+const NoTTLValidity = time.Hour
+
+// base is what every variant shares: one master, options, hooks, and the
+// correct owner-checked release of the simple lock for the variants whose
+// release is not what they break.
+type base struct {
+	rdb    *redis.Client
+	o      locks.Options
+	h      Hooks
+	simple locks.Lock
+}
+
+func newBase(name string, clients []*redis.Client, o locks.Options, h Hooks) (base, error) {
+	if len(clients) != 1 {
+		return base{}, fmt.Errorf("lock %s needs one master group, the topology has %d", name, len(clients))
+	}
+	o = o.WithDefaults()
+	simple, err := locks.NewSimple(clients, o)
+	if err != nil {
+		return base{}, err
+	}
+	return base{rdb: clients[0], o: o, h: h, simple: simple}, nil
+}
+
+func (b *base) call(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, b.o.Timeout)
+}
+
+// setNX is the first command of the variants that take the lock with one
+// SET NX: with PX ttl, or with no expiry at all when ttl is 0.
+func (b *base) setNX(ctx context.Context, key string, ttl time.Duration) (*locks.Lease, error) {
+	token := newToken()
+	start := time.Now()
+	cctx, cancel := b.call(ctx)
+	defer cancel()
+	if err := classify(b.rdb.SetNX(cctx, key, token, ttl).Result()); err != nil {
+		return nil, err
+	}
+	deadline := b.o.Deadline(start)
+	if ttl == 0 {
+		deadline = start.Add(NoTTLValidity)
+	}
+	return &locks.Lease{Key: key, Token: token, TTL: ttl, Deadline: deadline}, nil
+}
+
+// classify maps a SET NX reply to the lock's error classes.
+func classify(ok bool, err error) error {
+	switch {
+	case err != nil && notSent(err):
+		return errors.Join(locks.ErrNotAcquired, err)
+	case err != nil:
+		return err
+	case !ok:
+		return locks.ErrNotAcquired
+	}
+	return nil
+}
+
+// SetnxExpire takes the lock with SETNX and gives it its TTL with a second
+// command, PEXPIRE.
+type SetnxExpire struct{ base }
+
+// NewSetnxExpire gives the factory of setnx-expire with these hooks.
+func NewSetnxExpire(h Hooks) locks.Factory {
+	return func(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
+		b, err := newBase("setnx-expire", clients, o, h)
+		return &SetnxExpire{b}, err
+	}
+}
+
+func (s *SetnxExpire) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
+	token := newToken()
+	start := time.Now()
+	cctx, cancel := s.call(ctx)
+	defer cancel()
+	// go-redis sends SETNX for a zero expiration.
+	if err := classify(s.rdb.SetNX(cctx, key, token, 0).Result()); err != nil {
+		return nil, err
+	}
+	if err := s.h.between(ctx, key); err != nil {
+		return nil, fmt.Errorf("setnx-expire: after SETNX, before PEXPIRE: %w", err)
+	}
+	pctx, pcancel := s.call(ctx)
+	defer pcancel()
+	if err := s.rdb.PExpire(pctx, key, s.o.TTL).Err(); err != nil {
+		// The key is ours, maybe without expiry: the outcome is unknown.
+		return nil, fmt.Errorf("setnx-expire: PEXPIRE after SETNX: %w", err)
+	}
+	return &locks.Lease{Key: key, Token: token, TTL: s.o.TTL, Deadline: s.o.Deadline(start)}, nil
+}
+
+func (s *SetnxExpire) Release(ctx context.Context, l *locks.Lease) error {
+	return s.simple.Release(ctx, l)
+}
+
+// DelNoOwner is SET NX PX released with a plain DEL.
+type DelNoOwner struct{ base }
+
+// NewDelNoOwner gives the factory of del-no-owner with these hooks.
+func NewDelNoOwner(h Hooks) locks.Factory {
+	return func(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
+		b, err := newBase("del-no-owner", clients, o, h)
+		return &DelNoOwner{b}, err
+	}
+}
+
+func (d *DelNoOwner) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
+	return d.setNX(ctx, key, d.o.TTL)
+}
+
+// Release deletes the key whoever holds it. It reports ErrNotHeld only when
+// the key was gone; when another client held it, that client lost it.
+func (d *DelNoOwner) Release(ctx context.Context, l *locks.Lease) error {
+	if err := d.h.between(ctx, l.Key); err != nil {
+		return fmt.Errorf("del-no-owner: before DEL: %w", err)
+	}
+	cctx, cancel := d.call(ctx)
+	defer cancel()
+	return delReply(d.rdb.Del(cctx, l.Key).Result())
+}
+
+func delReply(n int64, err error) error {
+	switch {
+	case err != nil && notSent(err):
+		return errors.Join(locks.ErrNoEffect, err)
+	case err != nil:
+		return err
+	case n == 0:
+		return locks.ErrNotHeld
+	}
+	return nil
+}
+
+// GetThenDel is SET NX PX released by GET, then, when the token is ours,
+// DEL: the owner check and the delete are not atomic.
+type GetThenDel struct{ base }
+
+// NewGetThenDel gives the factory of get-then-del with these hooks.
+func NewGetThenDel(h Hooks) locks.Factory {
+	return func(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
+		b, err := newBase("get-then-del", clients, o, h)
+		return &GetThenDel{b}, err
+	}
+}
+
+func (g *GetThenDel) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
+	return g.setNX(ctx, key, g.o.TTL)
+}
+
+func (g *GetThenDel) Release(ctx context.Context, l *locks.Lease) error {
+	cctx, cancel := g.call(ctx)
+	defer cancel()
+	v, err := g.rdb.Get(cctx, l.Key).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return locks.ErrNotHeld
+	case err != nil:
+		// Whatever became of the GET, no DEL follows: no effect.
+		return errors.Join(locks.ErrNoEffect, err)
+	case v != l.Token:
+		return locks.ErrNotHeld
+	}
+	if err := g.h.between(ctx, l.Key); err != nil {
+		return fmt.Errorf("get-then-del: after GET, before DEL: %w", err)
+	}
+	dctx, dcancel := g.call(ctx)
+	defer dcancel()
+	return delReply(g.rdb.Del(dctx, l.Key).Result())
+}
+
+// NoTTL is SET NX without any expiry.
+type NoTTL struct{ base }
+
+// NewNoTTL gives the factory of no-ttl with these hooks.
+func NewNoTTL(h Hooks) locks.Factory {
+	return func(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
+		b, err := newBase("no-ttl", clients, o, h)
+		return &NoTTL{b}, err
+	}
+}
+
+func (n *NoTTL) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
+	l, err := n.setNX(ctx, key, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := n.h.between(ctx, key); err != nil {
+		return nil, fmt.Errorf("no-ttl: after SET: %w", err)
+	}
+	return l, nil
+}
+
+func (n *NoTTL) Release(ctx context.Context, l *locks.Lease) error {
+	return n.simple.Release(ctx, l)
+}
+
+func newToken() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// notSent reports errors that prove a command never reached Redis.
+func notSent(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
