@@ -33,8 +33,20 @@ test: image vet
 scenario: image build
 	$(BIN) scenario
 
+# Every lock's acquire+release cycle next to the bare-commands ceiling.
+# BENCH_COUNT runs of the whole suite, one `go test` each (-count 1) rather
+# than -count N: machine noise comes in bursts, and runs of one lock back to
+# back would share a burst, so the locks take turns. `deadbolt bench` prints
+# the medians and the targets; the raw output stays in store/bench/.
+BENCH_COUNT ?= 5
 bench: image
-	go test -run '^$$' -bench . -benchmem ./locks/...
+	@mkdir -p store/bench
+	@set -o pipefail; out=store/bench/$$(date +%Y%m%dt%H%M%S).txt; \
+	for i in $$(seq $(BENCH_COUNT)); do \
+	  echo "bench run $$i of $(BENCH_COUNT)" >&2; \
+	  go test -run '^$$' -bench . -benchmem -count 1 -timeout 15m ./locks/ || exit 1; \
+	done | tee $$out | go run ./cmd/deadbolt bench; \
+	status=$$?; echo "raw output: $$out"; exit $$status
 
 clean:
 	rm -rf bin store

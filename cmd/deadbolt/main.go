@@ -6,6 +6,7 @@
 //	deadbolt run NAME [--seed N] [--time D] [--clients N] [--lock NAME] [--store DIR]
 //	deadbolt scenario [NAME...] [--seed N] [--store DIR]
 //	deadbolt check RUN_DIR
+//	deadbolt bench [--strict] [FILE...]
 //
 // run and scenario exit 0 when every verdict matches its expectation, 1 when
 // one contradicts it, 2 when one is unknown or no verdict could be reached;
@@ -53,6 +54,7 @@ const usage = `usage:
   deadbolt run NAME [flags]          run one scenario
   deadbolt scenario [NAME...] [flags] run a suite (default: the CI suite) and compare
   deadbolt check RUN_DIR             re-check a stored history
+  deadbolt bench [--strict] [FILE...] table of lock benchmarks from go test -bench output (stdin)
 `
 
 func main() {
@@ -105,6 +107,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdScenario(ctx, args[1:], stdout, stderr)
 	case "check":
 		return cmdCheck(args[1:], stdout)
+	case "bench":
+		return cmdBench(args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,0 +1,271 @@
+package reports
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// BenchResult is one benchmark over all its runs in a `go test -bench`
+// output (-count N, or several outputs concatenated): the median of each
+// metric, as benchstat reports it.
+type BenchResult struct {
+	// Family is the top-level benchmark without "Benchmark"
+	// ("AcquireRelease"); Name the rest ("simple", "redlock@3masters"),
+	// empty for a benchmark without sub-benchmarks.
+	Family, Name string
+	Runs         int
+	NsPerOp      float64
+	BytesPerOp   float64 // -1 without -benchmem
+	AllocsPerOp  float64 // -1 without -benchmem
+	// Spread is the largest distance of a run's ns/op from the median, as
+	// a fraction of the median: the noise of this row.
+	Spread float64
+	// NsRuns is ns/op of each run, in input order.
+	NsRuns []float64
+}
+
+// BenchTarget is one performance goal checked against the results.
+type BenchTarget struct {
+	Goal string
+	// Ratio is the throughput ratio the goal is about; Met says whether it
+	// was reached. Missing names what the input lacked to tell (Met false).
+	Ratio   float64
+	Met     bool
+	Missing string
+}
+
+// BenchTable is a parsed benchmark output.
+type BenchTable struct {
+	Results []BenchResult
+	// Failures are the benchmarks (or packages) the output reports failed.
+	Failures []string
+}
+
+// CeilingName is the sub-benchmark every other one in its family is
+// compared with: the bare Redis commands of a lock cycle.
+const CeilingName = "ceiling"
+
+var (
+	benchLine = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s+(\d+)\s+(\d.*)$`)
+	benchName = regexp.MustCompile(`^(Benchmark\S+?)(?:-\d+)?\s*$`)
+	// A result line whose name line was split off by output in between.
+	benchTail = regexp.MustCompile(`^\s*(\d+)\s+(\d[\d.]* ns/op.*)$`)
+	benchFail = regexp.MustCompile(`^\s*--- FAIL: (\S+)|^FAIL\s+(\S+)`)
+)
+
+// ParseBench reads `go test -bench` output. A name is taken without its
+// "-GOMAXPROCS" suffix (so a benchmark name must not end in -<digits>).
+func ParseBench(r io.Reader) (*BenchTable, error) {
+	type runs struct{ ns, bytes, allocs []float64 }
+	byName := map[string]*runs{}
+	var order []string
+	add := func(name, metrics string) error {
+		ns, bytes, allocs := -1.0, -1.0, -1.0
+		f := strings.Fields(metrics)
+		for i := 0; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				return fmt.Errorf("benchmark %s: bad value %q", name, f[i])
+			}
+			switch f[i+1] {
+			case "ns/op":
+				ns = v
+			case "B/op":
+				bytes = v
+			case "allocs/op":
+				allocs = v
+			}
+		}
+		if ns < 0 {
+			return fmt.Errorf("benchmark %s: no ns/op in %q", name, metrics)
+		}
+		r := byName[name]
+		if r == nil {
+			r = &runs{}
+			byName[name] = r
+			order = append(order, name)
+		}
+		r.ns, r.bytes, r.allocs = append(r.ns, ns), append(r.bytes, bytes), append(r.allocs, allocs)
+		return nil
+	}
+	t := &BenchTable{}
+	pending := ""
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := benchLine.FindStringSubmatch(line); m != nil {
+			if err := add(m[1], m[3]); err != nil {
+				return nil, err
+			}
+			pending = ""
+			continue
+		}
+		if m := benchFail.FindStringSubmatch(line); m != nil {
+			t.Failures = append(t.Failures, m[1]+m[2])
+			continue
+		}
+		if strings.HasPrefix(line, "Benchmark") {
+			// A name line cut short by log output: its result comes later.
+			if m := benchName.FindStringSubmatch(strings.Fields(line)[0]); m != nil {
+				pending = m[1]
+			}
+			continue
+		}
+		if m := benchTail.FindStringSubmatch(line); m != nil && pending != "" {
+			if err := add(pending, m[2]); err != nil {
+				return nil, err
+			}
+			pending = ""
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	for _, name := range order {
+		r := byName[name]
+		full := strings.TrimPrefix(name, "Benchmark")
+		family, sub, _ := strings.Cut(full, "/")
+		med := median(r.ns)
+		spread := 0.0
+		for _, v := range r.ns {
+			spread = max(spread, math.Abs(v-med)/med)
+		}
+		t.Results = append(t.Results, BenchResult{
+			Family: family, Name: sub, Runs: len(r.ns),
+			NsPerOp: med, BytesPerOp: median(r.bytes), AllocsPerOp: median(r.allocs), Spread: spread, NsRuns: r.ns,
+		})
+	}
+	return t, nil
+}
+
+func median(vs []float64) float64 {
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Find returns the result of one sub-benchmark.
+func (t *BenchTable) Find(family, name string) (BenchResult, bool) {
+	for _, r := range t.Results {
+		if r.Family == family && r.Name == name {
+			return r, true
+		}
+	}
+	return BenchResult{}, false
+}
+
+// Throughput is a's throughput relative to b's (b's ns/op over a's): 0.95
+// means a runs at 95% of b's rate. With as many runs of each, run i of a is
+// paired with run i of b (the same `go test` when each run is one) and the
+// median of the pairs' ratios is taken: noise on a shared machine comes in
+// bursts that the two runs of a pair mostly share. Otherwise it is the
+// ratio of the medians.
+func Throughput(a, b BenchResult) float64 {
+	if len(a.NsRuns) == 0 || len(a.NsRuns) != len(b.NsRuns) {
+		return b.NsPerOp / a.NsPerOp
+	}
+	ratios := make([]float64, len(a.NsRuns))
+	for i := range ratios {
+		ratios[i] = b.NsRuns[i] / a.NsRuns[i]
+	}
+	return median(ratios)
+}
+
+// AcquireReleaseFamily is the family the lock targets are stated for.
+const AcquireReleaseFamily = "AcquireRelease"
+
+// Targets checks the lock benchmarks' goals: simple at >= 0.95x the
+// ceiling's throughput and faster than bsm and redsync; reentrant at
+// >= 0.8x simple's.
+func (t *BenchTable) Targets() []BenchTarget {
+	fam := AcquireReleaseFamily
+	goal := func(goal, a, b string, atLeast float64) BenchTarget {
+		ra, okA := t.Find(fam, a)
+		rb, okB := t.Find(fam, b)
+		switch {
+		case !okA:
+			return BenchTarget{Goal: goal, Missing: a}
+		case !okB:
+			return BenchTarget{Goal: goal, Missing: b}
+		}
+		r := Throughput(ra, rb)
+		met := r >= atLeast
+		if atLeast == 1 {
+			met = r > 1
+		}
+		return BenchTarget{Goal: goal, Ratio: r, Met: met}
+	}
+	return []BenchTarget{
+		goal("simple >= 0.95x ceiling", "simple", CeilingName, 0.95),
+		goal("simple faster than bsm", "simple", "bsm", 1),
+		goal("simple faster than redsync", "simple", "redsync", 1),
+		goal("reentrant >= 0.80x simple", "reentrant", "simple", 0.8),
+	}
+}
+
+// Write prints the results side by side, one family after the other, each
+// row with its throughput relative to its family's ceiling, then the
+// targets and any failures.
+func (t *BenchTable) Write(w io.Writer) error {
+	width := len("BENCHMARK")
+	for _, r := range t.Results {
+		width = max(width, len(r.label()))
+	}
+	row := "%-*s %5s %10s %5s %8s %10s %7s %11s\n"
+	fmt.Fprintf(w, row, width, "BENCHMARK", "RUNS", "NS/OP", "±", "OPS/S", "ALLOCS/OP", "B/OP", "VS CEILING")
+	for _, r := range t.Results {
+		vs := "-"
+		if c, ok := t.Find(r.Family, CeilingName); ok {
+			vs = fmt.Sprintf("%.2fx", Throughput(r, c))
+		}
+		fmt.Fprintf(w, row, width, r.label(), strconv.Itoa(r.Runs), metric(r.NsPerOp),
+			fmt.Sprintf("%.0f%%", 100*r.Spread), metric(1e9/r.NsPerOp), metric(r.AllocsPerOp), metric(r.BytesPerOp), vs)
+	}
+	fmt.Fprintf(w, "\nNS/OP, ALLOCS/OP, B/OP: medians over RUNS; ±: the widest run's distance from the median;\n"+
+		"VS CEILING: throughput relative to the family's ceiling: the median over runs of the ceiling's ns/op\n"+
+		"over the row's in the same run.\n\ntargets (%s):\n", AcquireReleaseFamily)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, g := range t.Targets() {
+		switch {
+		case g.Missing != "":
+			fmt.Fprintf(tw, "  %s\t-\tn/a: no %s benchmark in the input\n", g.Goal, g.Missing)
+		case g.Met:
+			fmt.Fprintf(tw, "  %s\t%.2fx\tmet\n", g.Goal, g.Ratio)
+		default:
+			fmt.Fprintf(tw, "  %s\t%.2fx\tMISSED\n", g.Goal, g.Ratio)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, f := range t.Failures {
+		fmt.Fprintf(w, "FAILED: %s\n", f)
+	}
+	return nil
+}
+
+func (r BenchResult) label() string {
+	if r.Name == "" {
+		return r.Family
+	}
+	return r.Family + "/" + r.Name
+}
+
+func metric(v float64) string {
+	if v < 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}

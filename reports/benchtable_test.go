@@ -1,0 +1,89 @@
+package reports
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// benchOutput is `go test -bench -benchmem -count 3` output as it comes,
+// with a log line that split one result from its name.
+const benchOutput = `goos: linux
+goarch: amd64
+pkg: github.com/deadbolt-lab/deadbolt/locks
+cpu: Some CPU
+BenchmarkAcquireRelease/ceiling-2         	    4000	    100000 ns/op	     482 B/op	       9 allocs/op
+BenchmarkAcquireRelease/ceiling-2         	    4000	    110000 ns/op	     482 B/op	       9 allocs/op
+BenchmarkAcquireRelease/ceiling-2         	    4000	     90000 ns/op	     482 B/op	       9 allocs/op
+BenchmarkAcquireRelease/simple-2          	    4000	    104000 ns/op	    1434 B/op	      25 allocs/op
+BenchmarkAcquireRelease/simple-2          	    4000	    105000 ns/op	    1434 B/op	      25 allocs/op
+BenchmarkAcquireRelease/simple-2          	    4000	    500000 ns/op	    1436 B/op	      26 allocs/op
+BenchmarkAcquireRelease/bsm-2             	    3000	    150000 ns/op	    1648 B/op	      33 allocs/op
+BenchmarkAcquireRelease/redsync-2         	    3000	    100000 ns/op	    2514 B/op	      42 allocs/op
+BenchmarkAcquireRelease/simple-wait@replica-2         	redis: 2026/11/22 04:26:44 sentinel.go:1081: sentinel: selected
+redis: 2026/11/22 04:26:44 sentinel.go:1248: sentinel: new master
+    2725	    400000 ns/op	    2864 B/op	      53 allocs/op
+BenchmarkOther	 1000	  2000 ns/op
+PASS
+ok  	github.com/deadbolt-lab/deadbolt/locks	13.518s
+`
+
+func TestParseBenchTakesMediansPerBenchmark(t *testing.T) {
+	bt, err := ParseBench(strings.NewReader(benchOutput))
+	require.NoError(t, err)
+	require.Empty(t, bt.Failures)
+	require.Len(t, bt.Results, 6)
+	c, ok := bt.Find("AcquireRelease", "ceiling")
+	require.True(t, ok)
+	require.Equal(t, BenchResult{Family: "AcquireRelease", Name: "ceiling", Runs: 3, NsPerOp: 100000, BytesPerOp: 482, AllocsPerOp: 9, Spread: 0.1, NsRuns: []float64{100000, 110000, 90000}}, c)
+	s, _ := bt.Find("AcquireRelease", "simple")
+	require.Equal(t, 105000.0, s.NsPerOp, "the median shrugs off one noisy run")
+	require.Equal(t, 1434.0, s.BytesPerOp)
+	w, ok := bt.Find("AcquireRelease", "simple-wait@replica")
+	require.True(t, ok, "a result split from its name by a log line is kept")
+	require.Equal(t, 400000.0, w.NsPerOp)
+	o, ok := bt.Find("Other", "")
+	require.True(t, ok)
+	require.Equal(t, -1.0, o.AllocsPerOp, "no -benchmem column")
+	require.InDelta(t, 100000.0/104000, Throughput(s, c), 1e-9,
+		"runs pair up: 100/104, 110/105 and 90/500, whose median is 100/104")
+	b, _ := bt.Find("AcquireRelease", "bsm")
+	require.InDelta(t, 105000.0/150000, Throughput(b, s), 1e-9, "unequal run counts: the ratio of the medians")
+}
+
+func TestBenchTargets(t *testing.T) {
+	bt, err := ParseBench(strings.NewReader(benchOutput))
+	require.NoError(t, err)
+	got := map[string]BenchTarget{}
+	for _, g := range bt.Targets() {
+		got[g.Goal] = g
+	}
+	require.True(t, got["simple >= 0.95x ceiling"].Met, "0.96x")
+	require.True(t, got["simple faster than bsm"].Met)
+	require.False(t, got["simple faster than redsync"].Met, "redsync's median is faster here")
+	require.Equal(t, "reentrant", got["reentrant >= 0.80x simple"].Missing)
+
+	var out bytes.Buffer
+	require.NoError(t, bt.Write(&out))
+	require.Regexp(t, `AcquireRelease/ceiling\s+3\s+100000\s+10%\s+10000\s+9\s+482\s+1\.00x`, out.String())
+	require.Regexp(t, `AcquireRelease/bsm\s+1\s+150000\s+0%\s+6667\s+33\s+1648\s+0\.67x`, out.String())
+	require.Regexp(t, `Other\s+1\s+2000\s+0%\s+500000\s+-\s+-\s+-`, out.String())
+	require.Regexp(t, `simple faster than redsync\s+0\.95x\s+MISSED`, out.String())
+	require.Regexp(t, `reentrant >= 0\.80x simple\s+-\s+n/a: no reentrant benchmark`, out.String())
+}
+
+func TestParseBenchFailures(t *testing.T) {
+	bt, err := ParseBench(strings.NewReader(`BenchmarkAcquireRelease/ceiling-2   10  100 ns/op
+--- FAIL: BenchmarkAcquireRelease/fair
+    bench_test.go:120: acquire: lock not acquired
+FAIL
+exit status 1
+FAIL	github.com/deadbolt-lab/deadbolt/locks	3.1s
+`))
+	require.NoError(t, err)
+	require.Equal(t, []string{"BenchmarkAcquireRelease/fair", "github.com/deadbolt-lab/deadbolt/locks"}, bt.Failures)
+	_, err = ParseBench(strings.NewReader("BenchmarkX-2  10  1e3x ns/op\n"))
+	require.Error(t, err)
+}
