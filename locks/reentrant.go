@@ -290,7 +290,7 @@ func (h *hashLock) hold(key, owner string, g grant, start time.Time) *Lease {
 	h.holds[key] = hd
 	h.mu.Unlock()
 	if h.watchdog {
-		go hd.watch(h.o, func(ctx context.Context) error { return h.renew(ctx, key, owner) })
+		hd.watch(h.o, func(ctx context.Context) error { return h.renew(ctx, key, owner) })
 	}
 	return l
 }

@@ -33,8 +33,11 @@ type holding struct {
 	deadline time.Time
 	ended    bool // released or lost: the watchdog is done
 	lost     chan struct{}
-	stop     chan struct{}
 	expiry   *time.Timer
+	// renewal fires the watchdog's next renewal; nil without a watchdog.
+	// A timer rather than a goroutine per lease: most leases end before
+	// their first renewal, and a release then costs no wakeup.
+	renewal *time.Timer
 }
 
 // errRenewedTooLate reports a renewal that Redis accepted after the holder
@@ -44,7 +47,7 @@ var errRenewedTooLate = errors.New("renewal answered after the lease was already
 
 // newHolding starts the expiry timer of l and gives l its Lost channel.
 func newHolding(l *Lease) *holding {
-	hd := &holding{lease: l, count: 1, deadline: l.Deadline, lost: make(chan struct{}), stop: make(chan struct{})}
+	hd := &holding{lease: l, count: 1, deadline: l.Deadline, lost: make(chan struct{})}
 	l.Lost = hd.lost
 	hd.mu.Lock()
 	hd.expiry = time.AfterFunc(time.Until(l.Deadline), hd.expire)
@@ -81,7 +84,9 @@ func (hd *holding) endLocked(lost bool) {
 	}
 	hd.ended = true
 	hd.expiry.Stop()
-	close(hd.stop)
+	if hd.renewal != nil {
+		hd.renewal.Stop()
+	}
 	if lost {
 		close(hd.lost)
 	}
@@ -93,26 +98,29 @@ func (hd *holding) isEnded() bool {
 	return hd.ended
 }
 
-// watch is the watchdog: it renews the lease every TTL/3 (sooner after a
-// renewal with an unknown outcome) until the lease is released or lost.
+// watch starts the watchdog: it renews the lease every TTL/3 (sooner after
+// a renewal with an unknown outcome) until the lease is released or lost.
 // renew returns nil when the lease was extended by TTL, an error matching
 // ErrNotHeld when the key is gone or another owner's, and any other error
 // when the outcome is unknown.
 func (hd *holding) watch(o Options, renew func(context.Context) error) {
 	every := o.TTL / 3
-	t := time.NewTimer(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-hd.stop:
-			return
-		case <-t.C:
-		}
+	var tick func()
+	tick = func() {
 		next, more := hd.renewOnce(o, every, renew)
 		if !more {
 			return
 		}
-		t.Reset(next)
+		hd.mu.Lock()
+		defer hd.mu.Unlock()
+		if !hd.ended {
+			hd.renewal.Reset(next)
+		}
+	}
+	hd.mu.Lock()
+	defer hd.mu.Unlock()
+	if !hd.ended {
+		hd.renewal = time.AfterFunc(every, tick)
 	}
 }
 
