@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -163,11 +164,48 @@ func benchLock(b *testing.B, sets *benchSets, name, set string) {
 				b.Fatalf("release: %v", err)
 			}
 		}
+		ceiling := ceilingCycle(b, c)
 		cycle() // dial and load scripts outside the measurement
+		ceiling()
+		// Each iteration times one lock cycle and one ceiling cycle, in
+		// alternating order, so that the ratio of the two compares them
+		// under the same moment's load: on a shared 2-core machine the
+		// noise between runs is larger than the differences measured.
+		var lockNs, ceilingNs time.Duration
+		n := 0
 		for b.Loop() {
-			cycle()
+			first, second, a, c := cycle, ceiling, &lockNs, &ceilingNs
+			if n%2 == 1 {
+				first, second, a, c = ceiling, cycle, &ceilingNs, &lockNs
+			}
+			t0 := time.Now()
+			first()
+			t1 := time.Now()
+			second()
+			*a += t1.Sub(t0)
+			*c += time.Since(t1)
+			n++
 		}
+		// ns/op, B/op and allocs/op are the lock's alone.
+		b.ReportMetric(float64(lockNs.Nanoseconds())/float64(n), "ns/op")
+		b.ReportMetric(float64(ceilingNs)/float64(lockNs), "x-ceiling")
+		bytes, allocs := allocsOf(cycle)
+		b.ReportMetric(bytes, "B/op")
+		b.ReportMetric(allocs, "allocs/op")
 	})
+}
+
+// allocsOf measures a cycle's heap bytes and allocations, outside the timed
+// loop.
+func allocsOf(cycle func()) (bytes, allocs float64) {
+	const runs = 50
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := 0; i < runs; i++ {
+		cycle()
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc-before.TotalAlloc) / runs, float64(after.Mallocs-before.Mallocs) / runs
 }
 
 // oneMasterWillDo reports whether the lock accepts a single master group
@@ -179,16 +217,25 @@ func oneMasterWillDo(name string) bool {
 	return err == nil || !strings.Contains(err.Error(), "master")
 }
 
-// benchCeiling is the floor of any lock cycle: SET NX PX, then the release
-// script by EVALSHA (loaded beforehand), no token generation, no timeouts,
-// no fallbacks.
+// benchCeiling is the floor of any lock cycle on its own: SET NX PX, then
+// the release script by EVALSHA (loaded beforehand), no token generation,
+// no timeouts, no fallbacks.
 func benchCeiling(b *testing.B, sets *benchSets) {
 	c, err := sets.get(oneMaster)
 	if err != nil {
 		b.Fatalf("start %s: %v", oneMaster, err)
 	}
-	rdb := c.Clients(cluster.DefaultClientOptions())[0]
-	defer rdb.Close()
+	cycle := ceilingCycle(b, c)
+	cycle()
+	for b.Loop() {
+		cycle()
+	}
+}
+
+// ceilingCycle prepares the ceiling's cycle on the first master of c.
+func ceilingCycle(b *testing.B, c *cluster.Cluster) func() {
+	rdb := c.ByRole(cluster.RoleRedis)[0].Client()
+	b.Cleanup(func() { rdb.Close() })
 	ctx := context.Background()
 	src, err := os.ReadFile("scripts/release.lua")
 	if err != nil {
@@ -199,7 +246,7 @@ func benchCeiling(b *testing.B, sets *benchSets) {
 		b.Fatal(err)
 	}
 	const key, token = "bench:ceiling", "0123456789abcdef01234567"
-	cycle := func() {
+	return func() {
 		ok, err := rdb.SetNX(ctx, key, token, 10*time.Second).Result()
 		if err == nil && !ok {
 			err = errors.New("key held")
@@ -214,10 +261,6 @@ func benchCeiling(b *testing.B, sets *benchSets) {
 		if err != nil {
 			b.Fatalf("release: %v", err)
 		}
-	}
-	cycle()
-	for b.Loop() {
-		cycle()
 	}
 }
 

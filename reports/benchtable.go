@@ -29,6 +29,10 @@ type BenchResult struct {
 	Spread float64
 	// NsRuns is ns/op of each run, in input order.
 	NsRuns []float64
+	// VsCeilingRuns is the x-ceiling metric of each run, where the
+	// benchmark reports one: the ceiling's time over the row's, both timed
+	// interleaved in the same iterations, so machine noise cancels out.
+	VsCeilingRuns []float64
 }
 
 // BenchTarget is one performance goal checked against the results.
@@ -63,11 +67,11 @@ var (
 // ParseBench reads `go test -bench` output. A name is taken without its
 // "-GOMAXPROCS" suffix (so a benchmark name must not end in -<digits>).
 func ParseBench(r io.Reader) (*BenchTable, error) {
-	type runs struct{ ns, bytes, allocs []float64 }
+	type runs struct{ ns, bytes, allocs, vs []float64 }
 	byName := map[string]*runs{}
 	var order []string
 	add := func(name, metrics string) error {
-		ns, bytes, allocs := -1.0, -1.0, -1.0
+		ns, bytes, allocs, vs := -1.0, -1.0, -1.0, -1.0
 		f := strings.Fields(metrics)
 		for i := 0; i+1 < len(f); i += 2 {
 			v, err := strconv.ParseFloat(f[i], 64)
@@ -81,6 +85,8 @@ func ParseBench(r io.Reader) (*BenchTable, error) {
 				bytes = v
 			case "allocs/op":
 				allocs = v
+			case VsCeilingUnit:
+				vs = v
 			}
 		}
 		if ns < 0 {
@@ -93,6 +99,9 @@ func ParseBench(r io.Reader) (*BenchTable, error) {
 			order = append(order, name)
 		}
 		r.ns, r.bytes, r.allocs = append(r.ns, ns), append(r.bytes, bytes), append(r.allocs, allocs)
+		if vs > 0 {
+			r.vs = append(r.vs, vs)
+		}
 		return nil
 	}
 	t := &BenchTable{}
@@ -140,7 +149,7 @@ func ParseBench(r io.Reader) (*BenchTable, error) {
 		}
 		t.Results = append(t.Results, BenchResult{
 			Family: family, Name: sub, Runs: len(r.ns),
-			NsPerOp: med, BytesPerOp: median(r.bytes), AllocsPerOp: median(r.allocs), Spread: spread, NsRuns: r.ns,
+			NsPerOp: med, BytesPerOp: median(r.bytes), AllocsPerOp: median(r.allocs), Spread: spread, NsRuns: r.ns, VsCeilingRuns: r.vs,
 		})
 	}
 	return t, nil
@@ -166,21 +175,50 @@ func (t *BenchTable) Find(family, name string) (BenchResult, bool) {
 	return BenchResult{}, false
 }
 
-// Throughput is a's throughput relative to b's (b's ns/op over a's): 0.95
-// means a runs at 95% of b's rate. With as many runs of each, run i of a is
-// paired with run i of b (the same `go test` when each run is one) and the
-// median of the pairs' ratios is taken: noise on a shared machine comes in
-// bursts that the two runs of a pair mostly share. Otherwise it is the
-// ratio of the medians.
+// VsCeilingUnit is the metric a benchmark reports when it times the
+// ceiling's cycle interleaved with its own.
+const VsCeilingUnit = "x-ceiling"
+
+// Throughput is a's throughput relative to b's: 0.95 means a runs at 95%
+// of b's rate. Where both carry the interleaved x-ceiling metric (the
+// ceiling itself counts as 1), it is the ratio of those, which machine
+// noise barely moves. Otherwise ns/op are compared: run i of a with run i
+// of b when both have as many runs (noise comes in bursts the two mostly
+// share), else the medians.
 func Throughput(a, b BenchResult) float64 {
-	if len(a.NsRuns) == 0 || len(a.NsRuns) != len(b.NsRuns) {
-		return b.NsPerOp / a.NsPerOp
+	va, vb := vsCeiling(a), vsCeiling(b)
+	switch {
+	case va != nil && vb != nil && len(va) == len(vb):
+		return median(pairRatios(va, vb))
+	case va != nil && vb != nil:
+		return median(va) / median(vb)
+	case len(a.NsRuns) > 0 && len(a.NsRuns) == len(b.NsRuns):
+		return median(pairRatios(b.NsRuns, a.NsRuns))
 	}
-	ratios := make([]float64, len(a.NsRuns))
-	for i := range ratios {
-		ratios[i] = b.NsRuns[i] / a.NsRuns[i]
+	return b.NsPerOp / a.NsPerOp
+}
+
+// vsCeiling is a row's interleaved ratios to the ceiling, nil when it has none.
+func vsCeiling(r BenchResult) []float64 {
+	if r.Name == CeilingName {
+		ones := make([]float64, max(r.Runs, 1))
+		for i := range ones {
+			ones[i] = 1
+		}
+		return ones
 	}
-	return median(ratios)
+	if len(r.VsCeilingRuns) == 0 {
+		return nil
+	}
+	return r.VsCeilingRuns
+}
+
+func pairRatios(num, den []float64) []float64 {
+	out := make([]float64, len(num))
+	for i := range out {
+		out[i] = num[i] / den[i]
+	}
+	return out
 }
 
 // AcquireReleaseFamily is the family the lock targets are stated for.
@@ -234,8 +272,9 @@ func (t *BenchTable) Write(w io.Writer) error {
 			fmt.Sprintf("%.0f%%", 100*r.Spread), metric(1e9/r.NsPerOp), metric(r.AllocsPerOp), metric(r.BytesPerOp), vs)
 	}
 	fmt.Fprintf(w, "\nNS/OP, ALLOCS/OP, B/OP: medians over RUNS; ±: the widest run's distance from the median;\n"+
-		"VS CEILING: throughput relative to the family's ceiling: the median over runs of the ceiling's ns/op\n"+
-		"over the row's in the same run.\n\ntargets (%s):\n", AcquireReleaseFamily)
+		"VS CEILING: throughput relative to the family's ceiling; where the row reports %s, the median\n"+
+		"over runs of the ceiling's time over the row's, both timed interleaved in the same iterations;\n"+
+		"otherwise the ceiling's ns/op over the row's in the same run.\n\ntargets (%s):\n", VsCeilingUnit, AcquireReleaseFamily)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, g := range t.Targets() {
 		switch {

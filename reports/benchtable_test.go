@@ -87,3 +87,27 @@ FAIL	github.com/deadbolt-lab/deadbolt/locks	3.1s
 	_, err = ParseBench(strings.NewReader("BenchmarkX-2  10  1e3x ns/op\n"))
 	require.Error(t, err)
 }
+
+func TestInterleavedRatiosDecideTheTargets(t *testing.T) {
+	// ns/op alone would say simple is slower than the ceiling by a third
+	// (noise between runs); the interleaved ratios say 0.97.
+	out := `BenchmarkAcquireRelease/ceiling-2   5000  200000 ns/op  482 B/op  9 allocs/op
+BenchmarkAcquireRelease/simple-2    4000  300000 ns/op  0.97 x-ceiling  1434 B/op  25 allocs/op
+BenchmarkAcquireRelease/reentrant-2 4000  250000 ns/op  0.90 x-ceiling  2584 B/op  47 allocs/op
+BenchmarkAcquireRelease/bsm-2       4000  200000 ns/op  0.95 x-ceiling  1648 B/op  33 allocs/op
+BenchmarkAcquireRelease/redsync-2   4000  250000 ns/op  0.80 x-ceiling  2514 B/op  42 allocs/op
+`
+	tab, err := ParseBench(strings.NewReader(out))
+	require.NoError(t, err)
+	simple, ok := tab.Find(AcquireReleaseFamily, "simple")
+	require.True(t, ok)
+	require.Equal(t, []float64{0.97}, simple.VsCeilingRuns)
+	got := map[string]float64{}
+	for _, g := range tab.Targets() {
+		require.True(t, g.Met, g.Goal)
+		got[g.Goal] = g.Ratio
+	}
+	require.InDelta(t, 0.97, got["simple >= 0.95x ceiling"], 1e-9)
+	require.InDelta(t, 0.97/0.95, got["simple faster than bsm"], 1e-9)
+	require.InDelta(t, 0.90/0.97, got["reentrant >= 0.80x simple"], 1e-9)
+}
