@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -135,7 +134,7 @@ func benchLabel(name, set string) string {
 // benchLock benchmarks the lock on set; a lock placed on one master that
 // refuses a single master group moves to three masters, labelled so.
 func benchLock(b *testing.B, sets *benchSets, name, set string) {
-	if set == oneMaster && !oneMasterWillDo(name) {
+	if set == oneMaster && locks.Fits(name, 1) != nil {
 		set = threeMasters
 	}
 	b.Run(benchLabel(name, set), func(b *testing.B) {
@@ -206,15 +205,6 @@ func allocsOf(cycle func()) (bytes, allocs float64) {
 	}
 	runtime.ReadMemStats(&after)
 	return float64(after.TotalAlloc-before.TotalAlloc) / runs, float64(after.Mallocs-before.Mallocs) / runs
-}
-
-// oneMasterWillDo reports whether the lock accepts a single master group
-// (checked with a client that is never dialled).
-func oneMasterWillDo(name string) bool {
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
-	defer rdb.Close()
-	_, err := locks.New(name, []*redis.Client{rdb}, locks.Options{})
-	return err == nil || !strings.Contains(err.Error(), "master")
 }
 
 // benchCeiling is the floor of any lock cycle on its own: SET NX PX, then

@@ -149,6 +149,19 @@ func Lookup(name string) error {
 	return nil
 }
 
+// Fits checks, without connecting, that the named lock can run over this
+// many master groups. Factories check their clients' count and do no I/O,
+// so building the lock over clients that are never dialled tells.
+func Fits(name string, groups int) error {
+	clients := make([]*redis.Client, groups)
+	for i := range clients {
+		clients[i] = redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+		defer clients[i].Close()
+	}
+	_, err := New(name, clients, Options{})
+	return err
+}
+
 // New builds the named lock.
 func New(name string, clients []*redis.Client, o Options) (Lock, error) {
 	if err := Lookup(name); err != nil {

@@ -49,8 +49,12 @@ func (s Scenario) Prepare(o RunOptions) (Scenario, error) {
 	if s.Clients < 1 {
 		return s, fmt.Errorf("--clients must be at least 1, got %d", s.Clients)
 	}
-	if err := locks.Lookup(s.Lock); err != nil {
-		return s, err
+	groups := 1
+	if s.Cluster.Topology == cluster.Independent {
+		groups = s.Cluster.Defaults().Masters
+	}
+	if err := locks.Fits(s.Lock, groups); err != nil {
+		return s, fmt.Errorf("lock %s cannot run in scenario %s (%s topology): %w", s.Lock, s.Name, s.Cluster.Topology, err)
 	}
 	n, err := nemesis.New(s.Nemesis)
 	if err != nil {

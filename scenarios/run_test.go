@@ -33,6 +33,12 @@ func TestBadRunOptionsAreRejectedBeforeAnyContainer(t *testing.T) {
 	require.ErrorContains(t, err, "needs --time of at least")
 	_, err = s.Prepare(scenarios.RunOptions{Clients: -1})
 	require.ErrorContains(t, err, "--clients must be at least 1")
+	_, err = s.Prepare(scenarios.RunOptions{Lock: "redlock"})
+	require.NoError(t, err, "a quorum lock runs on one master group too")
+	r, err := scenarios.Get("failover-redlock")
+	require.NoError(t, err)
+	_, err = r.Prepare(scenarios.RunOptions{Lock: "simple"})
+	require.ErrorContains(t, err, "lock simple cannot run in scenario failover-redlock")
 	_, err = scenarios.Get("nope")
 	require.ErrorContains(t, err, `unknown scenario "nope"`)
 }
