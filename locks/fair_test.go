@@ -37,8 +37,8 @@ func TestFair(t *testing.T) {
 	})
 
 	t.Run("Reentrancy", func(t *testing.T) {
-		a := newLock(t, "fair", c, locks.Options{TTL: 10 * time.Second})
-		b := newLock(t, "fair", c, locks.Options{TTL: 10 * time.Second})
+		a := clustertest.NewLock(t, "fair", c, locks.Options{TTL: 10 * time.Second})
+		b := clustertest.NewLock(t, "fair", c, locks.Options{TTL: 10 * time.Second})
 		first, err := a.Acquire(ctx, "re")
 		require.NoError(t, err)
 		again, err := a.Acquire(ctx, "re")
@@ -54,7 +54,7 @@ func TestFair(t *testing.T) {
 
 	t.Run("FIFO", func(t *testing.T) {
 		ttl := 10 * time.Second
-		holder := newLock(t, "fair", c, locks.Options{TTL: ttl})
+		holder := clustertest.NewLock(t, "fair", c, locks.Options{TTL: ttl})
 		held, err := holder.Acquire(ctx, "fifo")
 		require.NoError(t, err)
 
@@ -67,7 +67,7 @@ func TestFair(t *testing.T) {
 		var grants []grantRec
 		var wg sync.WaitGroup
 		for i := 0; i < 5; i++ {
-			w := newLock(t, "fair", c, locks.Options{TTL: ttl, Wait: 2 * ttl})
+			w := clustertest.NewLock(t, "fair", c, locks.Options{TTL: ttl, Wait: 2 * ttl})
 			wg.Go(func() {
 				l, err := w.Acquire(ctx, "fifo")
 				if !assert.NoError(t, err) {
@@ -97,12 +97,12 @@ func TestFair(t *testing.T) {
 
 	t.Run("WaiterGivesUp", func(t *testing.T) {
 		ttl := 10 * time.Second
-		holder := newLock(t, "fair", c, locks.Options{TTL: ttl})
+		holder := clustertest.NewLock(t, "fair", c, locks.Options{TTL: ttl})
 		held, err := holder.Acquire(ctx, "giveup")
 		require.NoError(t, err)
 
 		// First in line, waits 300ms and gives up.
-		impatient := newLock(t, "fair", c, locks.Options{TTL: ttl, Wait: 300 * time.Millisecond})
+		impatient := clustertest.NewLock(t, "fair", c, locks.Options{TTL: ttl, Wait: 300 * time.Millisecond})
 		gaveUp := make(chan error, 1)
 		go func() {
 			_, err := impatient.Acquire(ctx, "giveup")
@@ -111,7 +111,7 @@ func TestFair(t *testing.T) {
 		waitQueue(t, "giveup", 1)
 
 		// Second in line, its caller goes away.
-		cancelled := newLock(t, "fair", c, locks.Options{TTL: ttl, Wait: 2 * ttl})
+		cancelled := clustertest.NewLock(t, "fair", c, locks.Options{TTL: ttl, Wait: 2 * ttl})
 		cctx, cancel := context.WithCancel(ctx)
 		cancelledErr := make(chan error, 1)
 		go func() {
@@ -121,7 +121,7 @@ func TestFair(t *testing.T) {
 		waitQueue(t, "giveup", 2)
 
 		// Third in line, stays.
-		patient := newLock(t, "fair", c, locks.Options{TTL: ttl, Wait: 2 * ttl})
+		patient := clustertest.NewLock(t, "fair", c, locks.Options{TTL: ttl, Wait: 2 * ttl})
 		type result struct {
 			lease *locks.Lease
 			err   error
@@ -156,7 +156,7 @@ func TestFair(t *testing.T) {
 	})
 
 	t.Run("CancelledContext", func(t *testing.T) {
-		l := newLock(t, "fair", c, locks.Options{TTL: 10 * time.Second, Wait: time.Second})
+		l := clustertest.NewLock(t, "fair", c, locks.Options{TTL: 10 * time.Second, Wait: time.Second})
 		left := func() bool {
 			return rdb.Exists(ctx, "cancel", locks.FairQueueKey("cancel"), locks.FairTimeoutKey("cancel")).Val() != 0
 		}

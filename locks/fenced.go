@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -38,15 +37,7 @@ func NewFenced(clients []*redis.Client, o Options) (Lock, error) {
 }
 
 func (f *Fenced) Acquire(ctx context.Context, key string) (*Lease, error) {
-	for attempt := 0; ; attempt++ {
-		l, err := f.try(ctx, key)
-		if !errors.Is(err, ErrNotAcquired) || attempt >= f.o.Retries {
-			return l, err
-		}
-		if err := sleep(ctx, rand.N(f.o.RetryDelay)); err != nil {
-			return nil, err
-		}
-	}
+	return f.o.retry(ctx, func() (*Lease, error) { return f.try(ctx, key) })
 }
 
 func (f *Fenced) try(ctx context.Context, key string) (*Lease, error) {

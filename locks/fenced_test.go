@@ -19,8 +19,8 @@ func TestFencedTokens(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("refusal consumes no token", func(t *testing.T) {
-		a := newLock(t, "fenced", c, locks.Options{TTL: 10 * time.Second})
-		b := newLock(t, "fenced", c, locks.Options{TTL: 10 * time.Second})
+		a := clustertest.NewLock(t, "fenced", c, locks.Options{TTL: 10 * time.Second})
+		b := clustertest.NewLock(t, "fenced", c, locks.Options{TTL: 10 * time.Second})
 		first, err := a.Acquire(ctx, "refused")
 		require.NoError(t, err)
 		require.Equal(t, int64(1), first.Fence, "the first grant of a fresh key draws token 1")
@@ -38,9 +38,9 @@ func TestFencedTokens(t *testing.T) {
 	t.Run("tokens increase across expiry handoffs", func(t *testing.T) {
 		ttl := 300 * time.Millisecond
 		clients := []locks.Lock{
-			newLock(t, "fenced", c, locks.Options{TTL: ttl}),
-			newLock(t, "fenced", c, locks.Options{TTL: ttl}),
-			newLock(t, "fenced", c, locks.Options{TTL: ttl}),
+			clustertest.NewLock(t, "fenced", c, locks.Options{TTL: ttl}),
+			clustertest.NewLock(t, "fenced", c, locks.Options{TTL: ttl}),
+			clustertest.NewLock(t, "fenced", c, locks.Options{TTL: ttl}),
 		}
 		var last int64
 		for round := 0; round < 6; round++ {
@@ -61,7 +61,7 @@ func TestFencedTokens(t *testing.T) {
 		var wg sync.WaitGroup
 		for w := 0; w < 5; w++ {
 			wg.Add(1)
-			l := newLock(t, "fenced", c, locks.Options{TTL: 10 * time.Second, Retries: 50, RetryDelay: 5 * time.Millisecond})
+			l := clustertest.NewLock(t, "fenced", c, locks.Options{TTL: 10 * time.Second, Retries: 50, RetryDelay: 5 * time.Millisecond})
 			go func() {
 				defer wg.Done()
 				for i := 0; i < 20; i++ {

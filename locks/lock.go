@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"net"
 	"sort"
 	"strings"
@@ -73,8 +74,9 @@ type Options struct {
 	// each after a random delay up to RetryDelay.
 	Retries    int
 	RetryDelay time.Duration
-	// Wait is how long a blocking lock may wait for a holder to let go
-	// before Acquire gives up; try-locks ignore it.
+	// Wait is how long Acquire may wait for a holder to let go before it
+	// gives up: locks with a wakeup wait for it, the others poll every
+	// RetryDelay at most. 0 makes one attempt (plus Retries).
 	Wait time.Duration
 	// Events, when set, hears what a lock does on its own, such as
 	// watchdog renewals, so that the history records it.
@@ -121,6 +123,23 @@ func (o Options) deadline(start time.Time) time.Time { return start.Add(o.TTL - 
 // Deadline is the same validity deadline, for locks outside this package
 // (broken variants, adapters).
 func (o Options) Deadline(start time.Time) time.Time { return o.deadline(start) }
+
+// retry runs try until it takes the lock, fails for another reason than a
+// refusal, or both the Retries and the Wait are spent, sleeping a random
+// delay up to RetryDelay after each refusal.
+func (o Options) retry(ctx context.Context, try func() (*Lease, error)) (*Lease, error) {
+	giveUp := time.Now().Add(o.Wait)
+	for attempt := 0; ; attempt++ {
+		l, err := try()
+		if !errors.Is(err, ErrNotAcquired) || (attempt >= o.Retries && !time.Now().Before(giveUp)) {
+			return l, err
+		}
+		if err := sleep(ctx, mrand.N(o.RetryDelay)); err != nil {
+			// Every attempt so far was refused: certainly not acquired.
+			return nil, errors.Join(ErrNotAcquired, err)
+		}
+	}
+}
 
 // Factory builds a lock over one client per master group.
 type Factory func(clients []*redis.Client, o Options) (Lock, error)

@@ -26,19 +26,6 @@ var lockCases = []struct {
 	{"redlock", 3},
 }
 
-func newLock(t *testing.T, name string, c *cluster.Cluster, o locks.Options) locks.Lock {
-	t.Helper()
-	clients := c.Clients(cluster.DefaultClientOptions())
-	t.Cleanup(func() {
-		for _, rdb := range clients {
-			rdb.Close()
-		}
-	})
-	l, err := locks.New(name, clients, o)
-	require.NoError(t, err)
-	return l
-}
-
 func TestMutualExclusionUnderContention(t *testing.T) {
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
@@ -51,7 +38,7 @@ func TestMutualExclusionUnderContention(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					// Each worker has its own connections, like a separate process.
-					l := newLock(t, lc.name, c, locks.Options{TTL: 10 * time.Second})
+					l := clustertest.NewLock(t, lc.name, c, locks.Options{TTL: 10 * time.Second})
 					for i := 0; i < 40; i++ {
 						lease, err := l.Acquire(ctx, "contended")
 						if err != nil {
@@ -80,7 +67,7 @@ func TestNonOwnerReleaseIsRefused(t *testing.T) {
 		t.Run(lc.name, func(t *testing.T) {
 			c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: lc.masters})
 			ctx := context.Background()
-			l := newLock(t, lc.name, c, locks.Options{TTL: 10 * time.Second})
+			l := clustertest.NewLock(t, lc.name, c, locks.Options{TTL: 10 * time.Second})
 			lease, err := l.Acquire(ctx, "k")
 			require.NoError(t, err)
 			forged := *lease
@@ -102,7 +89,7 @@ func TestLeaseExpires(t *testing.T) {
 			c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: lc.masters})
 			ctx := context.Background()
 			ttl := 400 * time.Millisecond
-			l := newLock(t, lc.name, c, locks.Options{TTL: ttl})
+			l := clustertest.NewLock(t, lc.name, c, locks.Options{TTL: ttl})
 			start := time.Now()
 			first, err := l.Acquire(ctx, "k")
 			require.NoError(t, err)
@@ -122,7 +109,7 @@ func TestLeaseExpires(t *testing.T) {
 func TestRedlockNeedsAQuorum(t *testing.T) {
 	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 3})
 	ctx := context.Background()
-	l := newLock(t, "redlock", c, locks.Options{TTL: 2 * time.Second})
+	l := clustertest.NewLock(t, "redlock", c, locks.Options{TTL: 2 * time.Second})
 	nodes := c.ByRole(cluster.RoleRedis)
 
 	require.NoError(t, nodes[0].Kill(ctx))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -32,16 +31,7 @@ func NewMultiLock(clients []*redis.Client, o Options) (Lock, error) {
 
 // Acquire tries up to 1+Retries times, and keeps trying while Wait lasts.
 func (m *MultiLock) Acquire(ctx context.Context, key string) (*Lease, error) {
-	giveUp := time.Now().Add(m.o.Wait)
-	for attempt := 0; ; attempt++ {
-		l, err := m.try(ctx, key)
-		if !errors.Is(err, ErrNotAcquired) || (attempt >= m.o.Retries && !time.Now().Before(giveUp)) {
-			return l, err
-		}
-		if err := sleep(ctx, rand.N(m.o.RetryDelay)); err != nil {
-			return nil, errors.Join(ErrNotAcquired, err)
-		}
-	}
+	return m.o.retry(ctx, func() (*Lease, error) { return m.try(ctx, key) })
 }
 
 func (m *MultiLock) try(ctx context.Context, key string) (*Lease, error) {

@@ -33,7 +33,7 @@ func TestMultiLock(t *testing.T) {
 	})
 
 	t.Run("AllOrNothing", func(t *testing.T) {
-		l := newLock(t, "multilock", c, locks.Options{TTL: 10 * time.Second})
+		l := clustertest.NewLock(t, "multilock", c, locks.Options{TTL: 10 * time.Second})
 		require.NoError(t, nodes[1].Set(ctx, "k", "someone-else", 10*time.Second).Err())
 		_, err := l.Acquire(ctx, "k")
 		require.ErrorIs(t, err, locks.ErrNotAcquired, "one master held by another: no lock")
@@ -50,7 +50,7 @@ func TestMultiLock(t *testing.T) {
 	})
 
 	t.Run("ReleaseNotHeld", func(t *testing.T) {
-		l := newLock(t, "multilock", c, locks.Options{TTL: 10 * time.Second})
+		l := clustertest.NewLock(t, "multilock", c, locks.Options{TTL: 10 * time.Second})
 		lease, err := l.Acquire(ctx, "gone")
 		require.NoError(t, err)
 		require.NoError(t, nodes[2].Del(ctx, "gone").Err())
@@ -59,7 +59,7 @@ func TestMultiLock(t *testing.T) {
 	})
 
 	t.Run("CancelledContext", func(t *testing.T) {
-		l := newLock(t, "multilock", c, locks.Options{TTL: 10 * time.Second})
+		l := clustertest.NewLock(t, "multilock", c, locks.Options{TTL: 10 * time.Second})
 		left := func() bool {
 			for _, h := range holders("cancel") {
 				if h != "" {

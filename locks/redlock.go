@@ -2,9 +2,7 @@ package locks
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -36,15 +34,7 @@ func NewRedlock(clients []*redis.Client, o Options) (Lock, error) {
 }
 
 func (r *Redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
-	for attempt := 0; ; attempt++ {
-		l, err := r.try(ctx, key)
-		if !errors.Is(err, ErrNotAcquired) || attempt >= r.o.Retries {
-			return l, err
-		}
-		if err := sleep(ctx, rand.N(r.o.RetryDelay)); err != nil {
-			return nil, err
-		}
-	}
+	return r.o.retry(ctx, func() (*Lease, error) { return r.try(ctx, key) })
 }
 
 func (r *Redlock) try(ctx context.Context, key string) (*Lease, error) {

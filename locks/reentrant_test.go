@@ -28,7 +28,7 @@ func contend(t *testing.T, c *cluster.Cluster, name string, o locks.Options, rou
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for w := 0; w < 6; w++ {
-		l := newLock(t, name, c, o)
+		l := clustertest.NewLock(t, name, c, o)
 		wg.Go(func() {
 			for i := 0; i < rounds; i++ {
 				lease, err := l.Acquire(ctx, "contended")
@@ -186,8 +186,8 @@ func TestReentrant(t *testing.T) {
 	})
 
 	t.Run("Reentrancy", func(t *testing.T) {
-		a := newLock(t, "reentrant", c, locks.Options{TTL: 10 * time.Second})
-		b := newLock(t, "reentrant", c, locks.Options{TTL: 10 * time.Second})
+		a := clustertest.NewLock(t, "reentrant", c, locks.Options{TTL: 10 * time.Second})
+		b := clustertest.NewLock(t, "reentrant", c, locks.Options{TTL: 10 * time.Second})
 		first, err := a.Acquire(ctx, "re")
 		require.NoError(t, err)
 		again, err := a.Acquire(ctx, "re")
@@ -221,7 +221,7 @@ func TestReentrant(t *testing.T) {
 		ttl := 600 * time.Millisecond
 		log := &renewLog{}
 		o := locks.Options{TTL: ttl, Events: log}
-		l := newLock(t, "reentrant", c, o)
+		l := clustertest.NewLock(t, "reentrant", c, o)
 		lease, err := l.Acquire(ctx, "wd")
 		require.NoError(t, err)
 		log.noteAcquired(lease)
@@ -259,7 +259,7 @@ func TestReentrant(t *testing.T) {
 	t.Run("LostWhenDeleted", func(t *testing.T) {
 		ttl := 600 * time.Millisecond
 		log := &renewLog{}
-		l := newLock(t, "reentrant", c, locks.Options{TTL: ttl, Events: log})
+		l := clustertest.NewLock(t, "reentrant", c, locks.Options{TTL: ttl, Events: log})
 		lease, err := l.Acquire(ctx, "lost")
 		require.NoError(t, err)
 		time.Sleep(250 * time.Millisecond)
@@ -284,9 +284,9 @@ func TestReentrant(t *testing.T) {
 
 	t.Run("WaiterWokenByUnlock", func(t *testing.T) {
 		ttl := 5 * time.Second
-		holder := newLock(t, "reentrant", c, locks.Options{TTL: ttl})
-		waiter := newLock(t, "reentrant", c, locks.Options{TTL: ttl, Wait: 3 * ttl})
-		trier := newLock(t, "reentrant", c, locks.Options{TTL: ttl})
+		holder := clustertest.NewLock(t, "reentrant", c, locks.Options{TTL: ttl})
+		waiter := clustertest.NewLock(t, "reentrant", c, locks.Options{TTL: ttl, Wait: 3 * ttl})
+		trier := clustertest.NewLock(t, "reentrant", c, locks.Options{TTL: ttl})
 		held, err := holder.Acquire(ctx, "wake")
 		require.NoError(t, err)
 
@@ -326,8 +326,8 @@ func TestReentrant(t *testing.T) {
 	})
 
 	t.Run("CancelledContext", func(t *testing.T) {
-		holder := newLock(t, "reentrant", c, locks.Options{TTL: 10 * time.Second})
-		waiter := newLock(t, "reentrant", c, locks.Options{TTL: 10 * time.Second, Wait: 10 * time.Second})
+		holder := clustertest.NewLock(t, "reentrant", c, locks.Options{TTL: 10 * time.Second})
+		waiter := clustertest.NewLock(t, "reentrant", c, locks.Options{TTL: 10 * time.Second, Wait: 10 * time.Second})
 		held, err := holder.Acquire(ctx, "cancel")
 		require.NoError(t, err)
 		cctx, cancel := context.WithCancel(ctx)
@@ -343,7 +343,7 @@ func TestReentrant(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 		require.Equal(t, int64(0), rdb.Exists(ctx, "cancel").Val(), "the cancelled waiter took the lock after all")
 
-		l := newLock(t, "reentrant", c, locks.Options{TTL: 10 * time.Second, Wait: time.Second})
+		l := clustertest.NewLock(t, "reentrant", c, locks.Options{TTL: 10 * time.Second, Wait: time.Second})
 		gone := func() bool { return rdb.Exists(ctx, "cancel").Val() != 0 }
 		cancelWhilePaused(t, l, "cancel", []*redis.Client{rdb}, false, gone)
 		cancelWhilePaused(t, l, "cancel", []*redis.Client{rdb}, true, gone)
@@ -352,7 +352,7 @@ func TestReentrant(t *testing.T) {
 	t.Run("FixedLease", func(t *testing.T) {
 		ttl := 400 * time.Millisecond
 		log := &renewLog{}
-		l := newLock(t, "reentrant-lease", c, locks.Options{TTL: ttl, Events: log})
+		l := clustertest.NewLock(t, "reentrant-lease", c, locks.Options{TTL: ttl, Events: log})
 		lease, err := l.Acquire(ctx, "fixed")
 		require.NoError(t, err)
 		closed := lostWithin(t, lease, 2*ttl)
@@ -370,7 +370,7 @@ func TestReentrantLostWhenNodeDies(t *testing.T) {
 	ctx := context.Background()
 	ttl := 600 * time.Millisecond
 	log := &renewLog{}
-	l := newLock(t, "reentrant", c, locks.Options{TTL: ttl, Events: log})
+	l := clustertest.NewLock(t, "reentrant", c, locks.Options{TTL: ttl, Events: log})
 	lease, err := l.Acquire(ctx, "k")
 	require.NoError(t, err)
 	log.noteAcquired(lease)

@@ -3,7 +3,6 @@ package locks
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -30,15 +29,7 @@ func NewSimple(clients []*redis.Client, o Options) (Lock, error) {
 }
 
 func (s *Simple) Acquire(ctx context.Context, key string) (*Lease, error) {
-	for attempt := 0; ; attempt++ {
-		l, err := s.try(ctx, key)
-		if !errors.Is(err, ErrNotAcquired) || attempt >= s.o.Retries {
-			return l, err
-		}
-		if err := sleep(ctx, rand.N(s.o.RetryDelay)); err != nil {
-			return nil, err
-		}
-	}
+	return s.o.retry(ctx, func() (*Lease, error) { return s.try(ctx, key) })
 }
 
 func (s *Simple) try(ctx context.Context, key string) (*Lease, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -51,15 +50,7 @@ func NewSimpleWait(replicas int) Factory {
 }
 
 func (s *SimpleWait) Acquire(ctx context.Context, key string) (*Lease, error) {
-	for attempt := 0; ; attempt++ {
-		l, err := s.try(ctx, key)
-		if !errors.Is(err, ErrNotAcquired) || attempt >= s.o.Retries {
-			return l, err
-		}
-		if err := sleep(ctx, rand.N(s.o.RetryDelay)); err != nil {
-			return nil, err
-		}
-	}
+	return s.o.retry(ctx, func() (*Lease, error) { return s.try(ctx, key) })
 }
 
 func (s *SimpleWait) try(ctx context.Context, key string) (*Lease, error) {

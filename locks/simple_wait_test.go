@@ -37,7 +37,7 @@ func TestSimpleWait(t *testing.T) {
 	}
 
 	t.Run("replica acknowledges", func(t *testing.T) {
-		l := newLock(t, "simple-wait", c, o)
+		l := clustertest.NewLock(t, "simple-wait", c, o)
 		lease, err := l.Acquire(ctx, "acked")
 		require.NoError(t, err)
 		// WAIT returned >= 1: the replica has applied the SET already.
@@ -59,7 +59,7 @@ func TestSimpleWait(t *testing.T) {
 
 	t.Run("replica isolated", func(t *testing.T) {
 		require.NoError(t, replica.Isolate(ctx))
-		l := newLock(t, "simple-wait", c, o)
+		l := clustertest.NewLock(t, "simple-wait", c, o)
 		rolledBack(t, l, "isolated", "0 of 1 replicas acknowledged")
 	})
 
@@ -69,10 +69,10 @@ func TestSimpleWait(t *testing.T) {
 				require.NoError(t, n.Kill(ctx))
 			}
 		}
-		l := newLock(t, "simple-wait", c, o)
+		l := clustertest.NewLock(t, "simple-wait", c, o)
 		rolledBack(t, l, "killed", "0 of 1 replicas acknowledged")
 		// simple, on the same master, does not care.
-		s := newLock(t, "simple", c, o)
+		s := clustertest.NewLock(t, "simple", c, o)
 		lease, err := s.Acquire(ctx, "killed")
 		require.NoError(t, err)
 		require.NoError(t, s.Release(ctx, lease))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/locks"
 )
 
 // Start starts spec and removes it when the test ends.
@@ -43,4 +44,21 @@ func RequireDocker(t testing.TB) {
 		t.Fatalf("CI=true but Docker is needed: %v", err)
 	}
 	t.Skipf("skipping: needs a Docker engine: %v", err)
+}
+
+// NewLock builds the named lock over fresh clients of c, closed when the
+// test ends: one lock user, as a separate process would be.
+func NewLock(t testing.TB, name string, c *cluster.Cluster, o locks.Options) locks.Lock {
+	t.Helper()
+	clients := c.Clients(cluster.DefaultClientOptions())
+	t.Cleanup(func() {
+		for _, rdb := range clients {
+			rdb.Close()
+		}
+	})
+	l, err := locks.New(name, clients, o)
+	if err != nil {
+		t.Fatalf("lock %s: %v", name, err)
+	}
+	return l
 }

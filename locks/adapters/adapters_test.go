@@ -29,19 +29,6 @@ var adapterCases = []struct {
 	{"bsm", 1},
 }
 
-func newLock(t *testing.T, name string, c *cluster.Cluster, o locks.Options) locks.Lock {
-	t.Helper()
-	clients := c.Clients(cluster.DefaultClientOptions())
-	t.Cleanup(func() {
-		for _, rdb := range clients {
-			rdb.Close()
-		}
-	})
-	l, err := locks.New(name, clients, o)
-	require.NoError(t, err)
-	return l
-}
-
 // TestAdapters runs every check on every case, sharing one cluster per
 // master count.
 func TestAdapters(t *testing.T) {
@@ -74,7 +61,7 @@ func mutualExclusionUnderContention(t *testing.T, name string, c *cluster.Cluste
 	var inside, maxInside, acquired atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < 6; w++ {
-		l := newLock(t, name, c, locks.Options{TTL: 10 * time.Second, Retries: 3, RetryDelay: 5 * time.Millisecond})
+		l := clustertest.NewLock(t, name, c, locks.Options{TTL: 10 * time.Second, Retries: 3, RetryDelay: 5 * time.Millisecond})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -101,8 +88,8 @@ func mutualExclusionUnderContention(t *testing.T, name string, c *cluster.Cluste
 
 func nonOwnerReleaseIsRefused(t *testing.T, name string, c *cluster.Cluster) {
 	ctx := context.Background()
-	l := newLock(t, name, c, locks.Options{TTL: 10 * time.Second})
-	other := newLock(t, name, c, locks.Options{TTL: 10 * time.Second})
+	l := clustertest.NewLock(t, name, c, locks.Options{TTL: 10 * time.Second})
+	other := clustertest.NewLock(t, name, c, locks.Options{TTL: 10 * time.Second})
 	lease, err := l.Acquire(ctx, "k")
 	require.NoError(t, err)
 	require.NotEmpty(t, lease.Token)
@@ -123,8 +110,8 @@ func nonOwnerReleaseIsRefused(t *testing.T, name string, c *cluster.Cluster) {
 func expiredHolderReleaseIsRefused(t *testing.T, name string, c *cluster.Cluster) {
 	ctx := context.Background()
 	ttl := 400 * time.Millisecond
-	a := newLock(t, name, c, locks.Options{TTL: ttl})
-	b := newLock(t, name, c, locks.Options{TTL: 10 * time.Second})
+	a := clustertest.NewLock(t, name, c, locks.Options{TTL: ttl})
+	b := clustertest.NewLock(t, name, c, locks.Options{TTL: 10 * time.Second})
 	start := time.Now()
 	first, err := a.Acquire(ctx, "k")
 	require.NoError(t, err)
@@ -144,15 +131,15 @@ func TestAdapterRetriesWaitForTheHolder(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"redsync", "bsm"} {
 		t.Run(name, func(t *testing.T) {
-			holder := newLock(t, name, c, locks.Options{TTL: 300 * time.Millisecond})
+			holder := clustertest.NewLock(t, name, c, locks.Options{TTL: 300 * time.Millisecond})
 			_, err := holder.Acquire(ctx, name)
 			require.NoError(t, err)
 			// 20 tries 50 ms apart outlast the 300 ms lease.
-			waiter := newLock(t, name, c, locks.Options{TTL: 10 * time.Second, Retries: 20, RetryDelay: 50 * time.Millisecond})
+			waiter := clustertest.NewLock(t, name, c, locks.Options{TTL: 10 * time.Second, Retries: 20, RetryDelay: 50 * time.Millisecond})
 			lease, err := waiter.Acquire(ctx, name)
 			require.NoError(t, err)
 			require.NoError(t, waiter.Release(ctx, lease))
-			noRetry := newLock(t, name, c, locks.Options{TTL: 10 * time.Second})
+			noRetry := clustertest.NewLock(t, name, c, locks.Options{TTL: 10 * time.Second})
 			_, err = noRetry.Acquire(ctx, name+"-held")
 			require.NoError(t, err)
 			_, err = noRetry.Acquire(ctx, name+"-held")
