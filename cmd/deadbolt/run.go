@@ -72,6 +72,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	if f.lock != "" && f.lock != sc.Lock {
+		fmt.Fprintf(stdout, "note: scenario %s expects %s for lock %s; this run used lock %s under the same expectation.\n",
+			sc.Name, sc.Expect, sc.Lock, f.lock)
+	}
 	return summarize(stdout, []*reports.Results{res})
 }
 
