@@ -3,6 +3,7 @@ package locks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -46,15 +47,18 @@ func (f *Fenced) try(ctx context.Context, key string) (*Lease, error) {
 	cctx, cancel := context.WithTimeout(ctx, f.o.Timeout)
 	defer cancel()
 	fence, err := fencedAcquireScript.Run(cctx, f.rdb, []string{key, key + FenceSuffix}, token, f.o.TTL.Milliseconds()).Int64()
+	l := &Lease{Key: key, Token: token, Fence: fence, TTL: f.o.TTL, Deadline: f.o.deadline(start)}
 	switch {
 	case err != nil && notSent(err):
 		return nil, errors.Join(ErrNotAcquired, err)
 	case err != nil:
-		return nil, err
+		return nil, undoUnknown(ctx, f.rdb, f.o.Timeout, l, err)
 	case fence == 0:
 		return nil, ErrNotAcquired
+	case ctx.Err() != nil:
+		return nil, undoUnknown(ctx, f.rdb, f.o.Timeout, l, fmt.Errorf("acquired after the caller gave up: %w", ctx.Err()))
 	}
-	return &Lease{Key: key, Token: token, Fence: fence, TTL: f.o.TTL, Deadline: f.o.deadline(start)}, nil
+	return l, nil
 }
 
 func (f *Fenced) Release(ctx context.Context, l *Lease) error {

@@ -23,7 +23,22 @@ var lockCases = []struct {
 	masters int
 }{
 	{"simple", 1},
+	{"fenced", 1},
 	{"redlock", 3},
+}
+
+// An acquire whose caller gave up mid-call leaves no lock behind.
+func TestCancelledAcquireLeavesNoLock(t *testing.T) {
+	for _, name := range []string{"simple", "fenced"} {
+		t.Run(name, func(t *testing.T) {
+			c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
+			rdb := nodeClient(t, c, 0)
+			l := clustertest.NewLock(t, name, c, locks.Options{TTL: 10 * time.Second})
+			gone := func() bool { return rdb.Exists(context.Background(), "cancel").Val() != 0 }
+			cancelWhilePaused(t, l, "cancel", []*redis.Client{rdb}, false, gone)
+			cancelWhilePaused(t, l, "cancel", []*redis.Client{rdb}, true, gone)
+		})
+	}
 }
 
 func TestMutualExclusionUnderContention(t *testing.T) {

@@ -3,6 +3,7 @@ package locks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -38,15 +39,29 @@ func (s *Simple) try(ctx context.Context, key string) (*Lease, error) {
 	cctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
 	defer cancel()
 	ok, err := s.rdb.SetNX(cctx, key, token, s.o.TTL).Result()
+	l := &Lease{Key: key, Token: token, TTL: s.o.TTL, Deadline: s.o.deadline(start)}
 	switch {
 	case err != nil && notSent(err):
 		return nil, errors.Join(ErrNotAcquired, err)
 	case err != nil:
-		return nil, err
+		return nil, undoUnknown(ctx, s.rdb, s.o.Timeout, l, err)
 	case !ok:
 		return nil, ErrNotAcquired
+	case ctx.Err() != nil:
+		return nil, undoUnknown(ctx, s.rdb, s.o.Timeout, l, fmt.Errorf("acquired after the caller gave up: %w", ctx.Err()))
 	}
-	return &Lease{Key: key, Token: token, TTL: s.o.TTL, Deadline: s.o.deadline(start)}, nil
+	return l, nil
+}
+
+// undoUnknown releases a lock whose acquire may have taken effect but whose
+// caller will never get the lease (the call failed or the caller gave up),
+// so that nothing is left behind. The outcome stays unknown: the lock may
+// have been held in between.
+func undoUnknown(ctx context.Context, rdb *redis.Client, timeout time.Duration, l *Lease, err error) error {
+	if uerr := releaseOn(context.WithoutCancel(ctx), rdb, timeout, l); uerr != nil && !errors.Is(uerr, ErrNotHeld) {
+		return fmt.Errorf("%w; undoing it: %v", err, uerr)
+	}
+	return err
 }
 
 func (s *Simple) Release(ctx context.Context, l *Lease) error {
