@@ -80,21 +80,31 @@ func (c *Cluster) Healthy(ctx context.Context) error {
 	return nil
 }
 
-// Master asks every Sentinel for the master and requires that they agree.
+// Master asks every Sentinel for the master. The answers must agree, and a
+// majority of the Sentinels must give one: a slow or isolated Sentinel does
+// not stop the question, a split one does.
 func (c *Cluster) Master(ctx context.Context) (*Node, error) {
 	if c.Spec.Topology != Sentinel {
 		return nil, fmt.Errorf("topology %s has no single master", c.Spec.Topology)
 	}
+	sentinels := c.ByRole(RoleSentinel)
 	var name string
-	for _, s := range c.ByRole(RoleSentinel) {
+	var answered int
+	var errs []error
+	for _, s := range sentinels {
 		got, err := s.sentinelMaster(ctx)
 		if err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		if name != "" && got != name {
 			return nil, fmt.Errorf("Sentinels disagree on the master: %s and %s", name, got)
 		}
 		name = got
+		answered++
+	}
+	if answered <= len(sentinels)/2 {
+		return nil, fmt.Errorf("only %d of %d Sentinels named a master: %w", answered, len(sentinels), errors.Join(errs...))
 	}
 	return c.Node(name)
 }
