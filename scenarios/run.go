@@ -78,18 +78,8 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	if err != nil {
 		return nil, err
 	}
-	dir, err := newRunDir(o.Store, s.Name)
-	if err != nil {
-		return nil, err
-	}
-	hf, err := os.Create(filepath.Join(dir, HistoryFile))
-	if err != nil {
-		return nil, err
-	}
-	defer hf.Close()
-
 	started := time.Now()
-	logf("%s: starting %s topology (seed %d, run dir %s)", s.Name, s.Cluster.Topology, o.Seed, dir)
+	logf("%s: starting %s topology (seed %d)", s.Name, s.Cluster.Topology, o.Seed)
 	cl, err := cluster.Start(ctx, s.Cluster)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -102,6 +92,16 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 			err = errors.Join(err, fmt.Errorf("remove cluster %s: %w", cl.Run, cerr))
 		}
 	}()
+	// The run directory comes once there is something to record in it.
+	dir, err := newRunDir(o.Store, s.Name)
+	if err != nil {
+		return nil, err
+	}
+	hf, err := os.Create(filepath.Join(dir, HistoryFile))
+	if err != nil {
+		return nil, err
+	}
+	defer hf.Close()
 
 	rec := history.NewRecorder(hf)
 	rng := rand.New(rand.NewPCG(o.Seed, 0x6e656d65))
@@ -126,7 +126,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 		},
 	}
 
-	logf("%s: %d clients on %s for %s, nemesis %s", s.Name, s.Clients, s.Lock, s.Time, s.Nemesis)
+	logf("%s: %d clients on %s for %s, nemesis %s, run dir %s", s.Name, s.Clients, s.Lock, s.Time, s.Nemesis, dir)
 	nemErr := make(chan error, 1)
 	go func() { nemErr <- nem.Run(ctx, nemesis.Env{Cluster: cl, Rec: rec, Rng: rng, TTL: s.TTL}) }()
 	stop := make(chan struct{})
