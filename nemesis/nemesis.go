@@ -56,7 +56,7 @@ func New(name string) (Nemesis, error) {
 	return e.make(), nil
 }
 
-// Topology is the topology a schedule needs.
+// Topology is the topology a schedule needs, "" when any will do.
 func Topology(name string) string { return registry[name].topology }
 
 // Names lists the schedules, sorted.

@@ -51,7 +51,7 @@ func register(s Scenario) {
 	if _, dup := registry[s.Name]; dup {
 		panic("scenarios: duplicate " + s.Name)
 	}
-	if nemesis.Topology(s.Nemesis) != s.Cluster.Topology {
+	if t := nemesis.Topology(s.Nemesis); t != "" && t != s.Cluster.Topology {
 		panic(fmt.Sprintf("scenarios: %s runs nemesis %s on topology %s", s.Name, s.Nemesis, s.Cluster.Topology))
 	}
 	registry[s.Name] = s
