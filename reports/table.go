@@ -30,7 +30,11 @@ func FirstDoubleHold(r *Results) string {
 		return ""
 	}
 	d := r.DoubleHolds[0]
-	return fmt.Sprintf("key %s: process %d (acquired %s) and process %d (acquired %s) overlap %s..%s during %s",
+	line := fmt.Sprintf("key %s: process %d (acquired %s) and process %d (acquired %s) overlap %s..%s",
 		d.Key, d.First.Process, Seconds(d.First.AcquiredAt), d.Second.Process, Seconds(d.Second.AcquiredAt),
-		Seconds(d.OverlapStart), Seconds(d.OverlapEnd), strings.Join(d.Faults, ", "))
+		Seconds(d.OverlapStart), Seconds(d.OverlapEnd))
+	if len(d.Faults) == 0 {
+		return line + " with no fault active"
+	}
+	return line + " during " + strings.Join(d.Faults, ", ")
 }
