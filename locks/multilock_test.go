@@ -27,7 +27,7 @@ func TestMultiLock(t *testing.T) {
 	}
 
 	t.Run("MutualExclusion", func(t *testing.T) {
-		_, acquired := contend(t, c, "multilock", locks.Options{TTL: 10 * time.Second, Wait: 5 * time.Second}, 20)
+		_, acquired := clustertest.Contend(t, c, "multilock", locks.Options{TTL: 10 * time.Second, Wait: 5 * time.Second}, 20)
 		require.Greater(t, acquired, int64(6*20/2), "contention test made little progress")
 		require.Equal(t, []string{"", "", ""}, holders("contended"))
 	})

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
@@ -21,39 +20,6 @@ import (
 // through rounds of acquire, hold, release on one key, and fails when two
 // were inside at once. It returns the grants' Seq in the order the holders
 // were inside, and how many acquires succeeded.
-func contend(t *testing.T, c *cluster.Cluster, name string, o locks.Options, rounds int) (seqs []int64, acquired int64) {
-	t.Helper()
-	ctx := context.Background()
-	var inside, maxInside, got atomic.Int64
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for w := 0; w < 6; w++ {
-		l := clustertest.NewLock(t, name, c, o)
-		wg.Go(func() {
-			for i := 0; i < rounds; i++ {
-				lease, err := l.Acquire(ctx, "contended")
-				if err != nil {
-					assert.True(t, locks.Failed(err), "unexpected error: %v", err)
-					continue
-				}
-				got.Add(1)
-				n := inside.Add(1)
-				for m := maxInside.Load(); n > m && !maxInside.CompareAndSwap(m, n); m = maxInside.Load() {
-				}
-				mu.Lock()
-				seqs = append(seqs, lease.Seq)
-				mu.Unlock()
-				time.Sleep(time.Millisecond)
-				inside.Add(-1)
-				assert.NoError(t, l.Release(ctx, lease))
-			}
-		})
-	}
-	wg.Wait()
-	require.Equal(t, int64(1), maxInside.Load(), "two workers were inside at once")
-	return seqs, got.Load()
-}
-
 // renewal is one watchdog renewal as Events saw it.
 type renewal struct {
 	invoked, completed time.Time
@@ -181,7 +147,7 @@ func TestReentrant(t *testing.T) {
 	rdb := nodeClient(t, c, 0)
 
 	t.Run("MutualExclusion", func(t *testing.T) {
-		_, acquired := contend(t, c, "reentrant", locks.Options{TTL: 10 * time.Second, Wait: 10 * time.Second}, 20)
+		_, acquired := clustertest.Contend(t, c, "reentrant", locks.Options{TTL: 10 * time.Second, Wait: 10 * time.Second}, 20)
 		require.Equal(t, int64(6*20), acquired, "every blocking acquire must get the lock in the end")
 	})
 

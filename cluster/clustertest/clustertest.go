@@ -6,6 +6,8 @@ package clustertest
 import (
 	"context"
 	"os"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -61,4 +63,47 @@ func NewLock(t testing.TB, name string, c *cluster.Cluster, o locks.Options) loc
 		t.Fatalf("lock %s: %v", name, err)
 	}
 	return l
+}
+
+// Contend runs 6 workers, each with its own lock instance, that take the
+// lock on one key rounds times each, hold it a millisecond and release it.
+// It fails the test if two workers were ever inside at once, and returns
+// the grants' sequence numbers and how many acquires succeeded.
+func Contend(t *testing.T, c *cluster.Cluster, name string, o locks.Options, rounds int) (seqs []int64, acquired int64) {
+	t.Helper()
+	ctx := context.Background()
+	var inside, maxInside, got atomic.Int64
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < 6; w++ {
+		l := NewLock(t, name, c, o)
+		wg.Go(func() {
+			for i := 0; i < rounds; i++ {
+				lease, err := l.Acquire(ctx, "contended")
+				if err != nil {
+					if !locks.Failed(err) {
+						t.Errorf("acquire with an unknown outcome on a healthy node: %v", err)
+					}
+					continue
+				}
+				got.Add(1)
+				n := inside.Add(1)
+				for m := maxInside.Load(); n > m && !maxInside.CompareAndSwap(m, n); m = maxInside.Load() {
+				}
+				mu.Lock()
+				seqs = append(seqs, lease.Seq)
+				mu.Unlock()
+				time.Sleep(time.Millisecond)
+				inside.Add(-1)
+				if err := l.Release(ctx, lease); err != nil {
+					t.Errorf("release: %v", err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if m := maxInside.Load(); m != 1 {
+		t.Fatalf("%d workers were inside at once", m)
+	}
+	return seqs, got.Load()
 }

@@ -3,13 +3,10 @@ package adapters_test
 import (
 	"context"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
@@ -57,33 +54,9 @@ func TestAdapters(t *testing.T) {
 }
 
 func mutualExclusionUnderContention(t *testing.T, name string, c *cluster.Cluster) {
-	ctx := context.Background()
-	var inside, maxInside, acquired atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < 6; w++ {
-		l := clustertest.NewLock(t, name, c, locks.Options{TTL: 10 * time.Second, Retries: 3, RetryDelay: 5 * time.Millisecond})
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < 40; i++ {
-				lease, err := l.Acquire(ctx, "contended")
-				if err != nil {
-					assert.True(t, locks.Failed(err), "unexpected error: %v", err)
-					continue
-				}
-				acquired.Add(1)
-				n := inside.Add(1)
-				for m := maxInside.Load(); n > m && !maxInside.CompareAndSwap(m, n); m = maxInside.Load() {
-				}
-				time.Sleep(time.Millisecond)
-				inside.Add(-1)
-				assert.NoError(t, l.Release(ctx, lease))
-			}
-		}()
-	}
-	wg.Wait()
-	require.Greater(t, acquired.Load(), int64(6), "contention test made no progress")
-	require.Equal(t, int64(1), maxInside.Load(), "two workers were inside at once")
+	o := locks.Options{TTL: 10 * time.Second, Retries: 3, RetryDelay: 5 * time.Millisecond}
+	_, acquired := clustertest.Contend(t, c, name, o, 40)
+	require.Greater(t, acquired, int64(6), "contention test made no progress")
 }
 
 func nonOwnerReleaseIsRefused(t *testing.T, name string, c *cluster.Cluster) {
