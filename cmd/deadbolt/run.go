@@ -137,7 +137,7 @@ func prepared(name string, f runFlags) (scenarios.Scenario, error) {
 
 // summarize prints the comparison table and the evidence, and turns the
 // verdicts into the exit code.
-func summarize(stdout io.Writer, rs []*results) error {
+func summarize(stdout io.Writer, rs []*reports.Results) error {
 	fmt.Fprintln(stdout)
 	if err := reports.Table(stdout, rs); err != nil {
 		return err
@@ -164,5 +164,3 @@ func summarize(stdout io.Writer, rs []*results) error {
 	}
 	return nil
 }
-
-type results = reports.Results
