@@ -22,11 +22,9 @@ var fencedAcquireScript = script("fenced_acquire.lua")
 const FenceSuffix = ":fence"
 
 // Fenced is the simple lock whose grants also carry a fencing token, drawn
-// in the same script as the SET so that no refusal consumes one.
-type Fenced struct {
-	rdb *redis.Client
-	o   Options
-}
+// in the same script as the SET so that no refusal consumes one. It
+// releases as Simple does.
+type Fenced struct{ Simple }
 
 // NewFenced builds a fenced lock over a single master group.
 func NewFenced(clients []*redis.Client, o Options) (Lock, error) {
@@ -34,7 +32,7 @@ func NewFenced(clients []*redis.Client, o Options) (Lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Fenced{rdb: rdb, o: o.WithDefaults()}, nil
+	return &Fenced{Simple{rdb: rdb, o: o.WithDefaults()}}, nil
 }
 
 func (f *Fenced) Acquire(ctx context.Context, key string) (*Lease, error) {
@@ -59,8 +57,4 @@ func (f *Fenced) try(ctx context.Context, key string) (*Lease, error) {
 		return nil, undoUnknown(ctx, f.rdb, f.o.Timeout, l, fmt.Errorf("acquired after the caller gave up: %w", ctx.Err()))
 	}
 	return l, nil
-}
-
-func (f *Fenced) Release(ctx context.Context, l *Lease) error {
-	return releaseOn(ctx, f.rdb, f.o.Timeout, l)
 }
