@@ -122,16 +122,7 @@ func TestFair(t *testing.T) {
 
 		// Third in line, stays.
 		patient := clustertest.NewLock(t, "fair", c, locks.Options{TTL: ttl, Wait: 2 * ttl})
-		type result struct {
-			lease *locks.Lease
-			err   error
-			at    time.Time
-		}
-		got := make(chan result, 1)
-		go func() {
-			l, err := patient.Acquire(ctx, "giveup")
-			got <- result{l, err, time.Now()}
-		}()
+		got := acquireLater(ctx, patient, "giveup")
 		waitQueue(t, "giveup", 3)
 
 		require.ErrorIs(t, <-gaveUp, locks.ErrNotAcquired)
@@ -143,7 +134,7 @@ func TestFair(t *testing.T) {
 
 		released := time.Now()
 		require.NoError(t, holder.Release(ctx, held))
-		var r result
+		var r granted
 		select {
 		case r = <-got:
 		case <-time.After(5 * time.Second):

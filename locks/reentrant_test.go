@@ -20,6 +20,23 @@ import (
 // through rounds of acquire, hold, release on one key, and fails when two
 // were inside at once. It returns the grants' Seq in the order the holders
 // were inside, and how many acquires succeeded.
+// granted is a background acquire's outcome and when it came.
+type granted struct {
+	lease *locks.Lease
+	err   error
+	at    time.Time
+}
+
+// acquireLater starts an acquire of key in the background.
+func acquireLater(ctx context.Context, l locks.Lock, key string) <-chan granted {
+	got := make(chan granted, 1)
+	go func() {
+		lease, err := l.Acquire(ctx, key)
+		got <- granted{lease, err, time.Now()}
+	}()
+	return got
+}
+
 // renewal is one watchdog renewal as Events saw it.
 type renewal struct {
 	invoked, completed time.Time
@@ -261,23 +278,14 @@ func TestReentrant(t *testing.T) {
 		require.ErrorIs(t, err, locks.ErrNotAcquired, "Wait=0 is a single try")
 		require.Less(t, time.Since(start), 300*time.Millisecond, "a try-lock must not wait")
 
-		type result struct {
-			lease *locks.Lease
-			err   error
-			at    time.Time
-		}
-		got := make(chan result, 1)
-		go func() {
-			l, err := waiter.Acquire(ctx, "wake")
-			got <- result{l, err, time.Now()}
-		}()
+		got := acquireLater(ctx, waiter, "wake")
 		// Let the waiter settle into its wait: its fallback poll is the
 		// holder's PTTL, close to 5s.
 		time.Sleep(400 * time.Millisecond)
 		pttl := rdb.PTTL(ctx, "wake").Val()
 		released := time.Now()
 		require.NoError(t, holder.Release(ctx, held))
-		var r result
+		var r granted
 		select {
 		case r = <-got:
 		case <-time.After(2 * ttl):
