@@ -13,24 +13,28 @@ import (
 func TestRecordThenReadRoundTrips(t *testing.T) {
 	var buf bytes.Buffer
 	rec := history.NewRecorder(&buf)
-	rec.Record(history.Op{Type: history.Invoke, Process: 0, F: history.Acquire, Key: "k", TTL: 1e9})
-	rec.Record(history.Op{Type: history.OK, Process: 0, F: history.Acquire, Key: "k", Owner: "a", TTL: 1e9, Deadline: 9e8})
+	rec.Record(history.Op{Type: history.Invoke, Process: 0, F: history.Acquire, Key: "k", Lease: "p0.1", TTL: 1e9})
+	rec.Record(history.Op{Type: history.OK, Process: 0, F: history.Acquire, Key: "k", Lease: "p0.1", Owner: "a", TTL: 1e9, Deadline: 9e8})
+	rec.Record(history.Op{Type: history.Invoke, Process: 0, F: history.Write, Key: "k", Lease: "p0.1", Value: history.Int(0)})
+	rec.Record(history.Op{Type: history.OK, Process: 0, F: history.Write, Key: "k", Lease: "p0.1", Value: history.Int(0), Prev: history.Int(7)})
 	rec.Record(history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: history.FaultStart, Fault: "kill-primary", Node: "redis-1"})
 	rec.Record(history.Op{Type: history.OK, Process: history.NemesisProcess, F: history.FaultStart, Fault: "kill-primary", Node: "redis-1"})
 	require.NoError(t, rec.Err())
 
-	ops, err := history.Read(&buf)
+	ops, err := history.Parse(&buf)
 	require.NoError(t, err)
 	require.Equal(t, rec.Ops(), ops)
 	pairs, err := history.Pair(ops)
 	require.NoError(t, err)
-	require.Len(t, pairs, 2)
+	require.Len(t, pairs, 3)
+	require.Equal(t, int64(7), *pairs[1].Complete.Prev, "a zero value and a prev survive the round trip")
+	require.Equal(t, int64(0), *pairs[1].Invoke.Value)
 	require.Equal(t, history.OK, pairs[0].Outcome())
 }
 
 func TestUnfinishedOperationIsInfo(t *testing.T) {
 	rec := history.NewRecorder(nil)
-	rec.Record(history.Op{Type: history.Invoke, Process: 3, F: history.Release, Key: "k", Owner: "a"})
+	rec.Record(history.Op{Type: history.Invoke, Process: 3, F: history.Release, Key: "k", Lease: "p3.1", Owner: "a"})
 	pairs, err := history.Pair(rec.Ops())
 	require.NoError(t, err)
 	require.Nil(t, pairs[0].Complete)
@@ -39,21 +43,67 @@ func TestUnfinishedOperationIsInfo(t *testing.T) {
 
 func TestCorruptHistoriesAreRejectedWithTheLine(t *testing.T) {
 	for name, tc := range map[string]struct{ text, err string }{
-		"not json":        {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k"}` + "\n{oops", "line 2: not a history operation"},
-		"unknown type":    {`{"index":0,"time":1,"type":"maybe","process":0,"f":"acquire","key":"k"}`, `line 1: unknown type "maybe"`},
-		"unknown field":   {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","colour":1}`, "line 1: not a history operation"},
-		"index gap":       {`{"index":1,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k"}`, "line 1: index 1, want 0"},
-		"no key":          {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire"}`, "line 1: acquire without a key"},
-		"orphan complete": {`{"index":0,"time":1,"type":"ok","process":0,"f":"acquire","key":"k"}`, "never invoked"},
+		"not json":      {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}` + "\n{oops", "line 2: not a history operation"},
+		"unknown type":  {`{"index":0,"time":1,"type":"maybe","process":0,"f":"acquire","key":"k","lease":"p0.1"}`, `line 1: unknown type "maybe"`},
+		"unknown field": {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1","colour":1}`, "line 1: not a history operation"},
+		"index gap":     {`{"index":1,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}`, "line 1: index 1, want 0"},
+		"no key":        {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","lease":"p0.1"}`, "line 1: acquire without a key"},
+		"no lease":      {`{"index":0,"time":1,"type":"invoke","process":0,"f":"release","key":"k","owner":"a"}`, "line 1: release without a lease id"},
+		"negative ttl":  {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1","ttl":-5}`, "line 1: negative ttl"},
+		"bad process":   {`{"index":0,"time":1,"type":"invoke","process":-3,"f":"read","key":"k"}`, "numbered from 0"},
+		"harness locks": {`{"index":0,"time":1,"type":"invoke","process":-2,"f":"acquire","key":"k","lease":"p0.1"}`, "on the harness process"},
+		"lease mismatch": {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}` + "\n" +
+			`{"index":1,"time":2,"type":"ok","process":0,"f":"acquire","key":"k","lease":"p0.2"}`, "does not match invocation"},
+		"done before invoked": {`{"index":0,"time":5,"type":"invoke","process":0,"f":"renew","key":"k","lease":"p0.1","stamp":"client"}` + "\n" +
+			`{"index":1,"time":4,"type":"ok","process":0,"f":"renew","key":"k","lease":"p0.1","stamp":"client"}`, "before its invocation"},
+		"orphan complete": {`{"index":0,"time":1,"type":"ok","process":0,"f":"acquire","key":"k","lease":"p0.1"}`, "never invoked"},
 		"empty":           {"\n", "empty history"},
-		"time backwards": {`{"index":0,"time":5,"type":"invoke","process":0,"f":"acquire","key":"k"}` + "\n" +
-			`{"index":1,"time":4,"type":"ok","process":0,"f":"acquire","key":"k"}`, "line 2: time goes backwards"},
-		"double invoke": {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k"}` + "\n" +
-			`{"index":1,"time":2,"type":"invoke","process":0,"f":"acquire","key":"k"}`, "invoked again"},
+		"time backwards": {`{"index":0,"time":5,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}` + "\n" +
+			`{"index":1,"time":4,"type":"ok","process":0,"f":"acquire","key":"k","lease":"p0.1"}`, "line 2: time goes backwards"},
+		"double invoke": {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}` + "\n" +
+			`{"index":1,"time":2,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}`, "invoked again"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := history.Read(strings.NewReader(tc.text))
+			_, err := history.Parse(strings.NewReader(tc.text))
 			require.ErrorContains(t, err, tc.err)
 		})
+	}
+}
+
+// Client-stamped events arrive a little after they happened: their times may
+// precede operations recorded before them, which harness times never do.
+func TestClientStampedEventsMayArriveLate(t *testing.T) {
+	var buf bytes.Buffer
+	rec := history.NewRecorder(&buf)
+	sent := rec.FromMono(history.MonoNow())
+	rec.Record(history.Op{Type: history.Invoke, Process: 0, F: history.Release, Key: "k", Lease: "p0.1"})
+	rec.RecordStamped(history.Op{Type: history.Invoke, Process: 1, F: history.Renew, Key: "k", Lease: "p0.1"}, sent)
+	rec.RecordStamped(history.Op{Type: history.OK, Process: 1, F: history.Renew, Key: "k", Lease: "p0.1"}, rec.FromMono(history.MonoNow()))
+	ops, err := history.Parse(&buf)
+	require.NoError(t, err)
+	require.Less(t, ops[1].Time, ops[0].Time, "the renewal was sent before the release was recorded")
+	require.Equal(t, history.StampClient, ops[1].Stamp)
+	require.LessOrEqual(t, ops[2].Time, rec.Now())
+}
+
+func TestWatchDeliversTheFirstMatchOnce(t *testing.T) {
+	rec := history.NewRecorder(nil)
+	acquired := func(op history.Op) bool { return op.F == history.Acquire && op.Type == history.OK && op.Key == "k" }
+	first, cancel := rec.Watch(acquired)
+	defer cancel()
+	rec.Record(history.Op{Type: history.Invoke, Process: 0, F: history.Acquire, Key: "k", Lease: "p0.1"})
+	rec.Record(history.Op{Type: history.OK, Process: 0, F: history.Acquire, Key: "j", Lease: "p0.1"})
+	select {
+	case op := <-first:
+		t.Fatalf("no match yet, got %+v", op)
+	default:
+	}
+	rec.Record(history.Op{Type: history.OK, Process: 2, F: history.Acquire, Key: "k", Lease: "p2.1"})
+	rec.Record(history.Op{Type: history.OK, Process: 3, F: history.Acquire, Key: "k", Lease: "p3.1"})
+	require.Equal(t, 2, (<-first).Process)
+	select {
+	case op := <-first:
+		t.Fatalf("delivered twice: %+v", op)
+	default:
 	}
 }

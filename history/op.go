@@ -1,6 +1,6 @@
 // Package history is the record of a run: every client operation as an
 // invoke followed by ok, fail or info, and every nemesis action, with times
-// taken from one monotonic clock of the harness. Checkers read only this.
+// on one monotonic clock of the harness. Checkers read only this.
 package history
 
 import "fmt"
@@ -24,74 +24,123 @@ type F string
 const (
 	Acquire F = "acquire"
 	Release F = "release"
-	Renew   F = "renew"
+	// Renew is a watchdog renewal inside the client, on a process of its own.
+	Renew F = "renew"
+	// Lost is the client's lock telling its holder the lease is gone.
+	Lost F = "lost"
+	// Read, Write and Order act on the resource the lock protects. Read's
+	// ok carries Value; Write's invoke carries Value (and Fence when fenced)
+	// and its ok Prev, the value it replaced; a failed Write was rejected.
+	// Order buys one unit for the user of the lock key; fail: refused.
+	Read  F = "read"
+	Write F = "write"
+	Order F = "order"
 	// FaultStart and FaultEnd bracket a nemesis fault; Fault names it.
 	FaultStart F = "fault-start"
 	FaultEnd   F = "fault-end"
 )
 
-// NemesisProcess is the process id of every nemesis operation.
-const NemesisProcess = -1
+// Process ids that are not clients.
+const (
+	// NemesisProcess is the process id of every nemesis operation.
+	NemesisProcess = -1
+	// HarnessProcess sets up and finally reads the resource, outside any lock.
+	HarnessProcess = -2
+)
+
+// StampClient marks an operation whose Time is the client's own
+// CLOCK_MONOTONIC reading of an event inside it, placed on the harness's
+// timeline. Such operations are recorded when their report arrives, so
+// they may be a little out of time order in the file.
+const StampClient = "client"
 
 // Op is one line of history.jsonl. Times are nanoseconds since the run
-// started, read from the harness's monotonic clock.
+// started, on the monotonic clock that every process on the host shares.
 type Op struct {
-	Index   int    `json:"index"`
-	Time    int64  `json:"time"`
+	Index int   `json:"index"`
+	Time  int64 `json:"time"`
+	// Stamp is StampClient for client-stamped times, empty for the harness's.
+	Stamp   string `json:"stamp,omitempty"`
 	Type    Type   `json:"type"`
 	Process int    `json:"process"`
 	F       F      `json:"f"`
 	Key     string `json:"key,omitempty"`
-	// Owner is the lock token that identifies one lease.
+	// Lease is the harness's name for one grant: the acquiring process and
+	// its sequence ("p3.2"). Checkers identify leases by it alone.
+	Lease string `json:"lease,omitempty"`
+	// Owner is the lock's own token for the lease: recorded, never trusted.
 	Owner string `json:"owner,omitempty"`
-	// Fence is the fencing token of the lease, 0 when the lock has none.
+	// Fence is the fencing token the lock reported, 0 when it has none.
 	Fence int64 `json:"fence,omitempty"`
 	// Seq is a fair lock's grant sequence number, 0 for other locks.
 	Seq int64 `json:"seq,omitempty"`
-	// TTL is the lease time requested, in nanoseconds.
+	// TTL is the lease time the lock was configured with, in nanoseconds.
 	TTL int64 `json:"ttl,omitempty"`
-	// Deadline is the client-side validity deadline of the lease (ok
-	// acquires and renewals), on the same clock as Time.
+	// Deadline is the validity deadline the lock claimed (ok acquires and
+	// renewals), on the history's clock: recorded and shown, never trusted.
 	Deadline int64 `json:"deadline,omitempty"`
+	// Refused marks a failed acquire the lock refused because the key was
+	// taken, as opposed to one that could not reach the service.
+	Refused bool `json:"refused,omitempty"`
+	// Value and Prev are resource values (see Read, Write, Order).
+	Value *int64 `json:"value,omitempty"`
+	Prev  *int64 `json:"prev,omitempty"`
 	// Fault and Node describe nemesis operations.
 	Fault string `json:"fault,omitempty"`
 	Node  string `json:"node,omitempty"`
 	Error string `json:"error,omitempty"`
 }
 
+// Int is a pointer to v, for Value and Prev.
+func Int(v int64) *int64 { return &v }
+
 // Completes reports whether t ends an operation.
 func (t Type) Completes() bool { return t == OK || t == Fail || t == Info }
 
 func (t Type) valid() bool { return t == Invoke || t.Completes() }
 
-func (f F) valid() bool {
-	switch f {
-	case Acquire, Release, Renew, FaultStart, FaultEnd:
-		return true
-	}
-	return false
-}
+// IsLock reports operations on the lock service.
+func (f F) IsLock() bool { return f == Acquire || f == Release || f == Renew || f == Lost }
+
+// IsResource reports operations on the protected resource.
+func (f F) IsResource() bool { return f == Read || f == Write || f == Order }
+
+// IsNemesis reports fault operations.
+func (f F) IsNemesis() bool { return f == FaultStart || f == FaultEnd }
 
 // Validate checks the fields a checker relies on.
 func (o Op) Validate() error {
 	if !o.Type.valid() {
 		return fmt.Errorf("unknown type %q", o.Type)
 	}
-	if !o.F.valid() {
+	if !o.F.IsLock() && !o.F.IsResource() && !o.F.IsNemesis() {
 		return fmt.Errorf("unknown f %q", o.F)
 	}
 	if o.Time < 0 {
 		return fmt.Errorf("negative time %d", o.Time)
 	}
-	nemesis := o.F == FaultStart || o.F == FaultEnd
-	if nemesis != (o.Process == NemesisProcess) {
+	if o.Stamp != "" && o.Stamp != StampClient {
+		return fmt.Errorf("unknown stamp %q", o.Stamp)
+	}
+	if o.TTL < 0 {
+		return fmt.Errorf("negative ttl %d", o.TTL)
+	}
+	switch {
+	case o.F.IsNemesis() != (o.Process == NemesisProcess):
 		return fmt.Errorf("f %q on process %d", o.F, o.Process)
-	}
-	if !nemesis && o.Key == "" {
+	case o.Process == HarnessProcess && !o.F.IsResource():
+		return fmt.Errorf("f %q on the harness process", o.F)
+	case o.Process < HarnessProcess:
+		return fmt.Errorf("process %d: client processes are numbered from 0", o.Process)
+	case o.F.IsNemesis():
+		if o.Fault == "" {
+			return fmt.Errorf("%s without a fault name", o.F)
+		}
+		return nil
+	case o.Key == "":
 		return fmt.Errorf("%s without a key", o.F)
-	}
-	if nemesis && o.Fault == "" {
-		return fmt.Errorf("%s without a fault name", o.F)
+	case o.F.IsLock() && o.Lease == "":
+		return fmt.Errorf("%s without a lease id: the harness names every grant", o.F)
 	}
 	return nil
 }

@@ -39,8 +39,12 @@ func Pair(ops []Op) ([]Operation, error) {
 		if !ok {
 			return nil, fmt.Errorf("op %d: %s completes an operation that was never invoked", op.Index, id)
 		}
-		if inv := out[i].Invoke; inv.F != op.F || inv.Key != op.Key {
-			return nil, fmt.Errorf("op %d: completion %s %q does not match invocation %d (%s %q)", op.Index, op.F, op.Key, inv.Index, inv.F, inv.Key)
+		inv := out[i].Invoke
+		if inv.F != op.F || inv.Key != op.Key || inv.Lease != op.Lease {
+			return nil, fmt.Errorf("op %d: completion %s %q %s does not match invocation %d (%s %q %s)", op.Index, op.F, op.Key, op.Lease, inv.Index, inv.F, inv.Key, inv.Lease)
+		}
+		if op.Time < inv.Time {
+			return nil, fmt.Errorf("op %d: completes at %d, before its invocation %d at %d", op.Index, op.Time, inv.Index, inv.Time)
 		}
 		c := op
 		out[i].Complete = &c

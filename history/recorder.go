@@ -12,15 +12,26 @@ import (
 // JSON line the moment it happens, so a crashed run still leaves its record.
 type Recorder struct {
 	start time.Time
-	mu    sync.Mutex
-	enc   *json.Encoder
-	ops   []Op
-	err   error
+	// mono0 is CLOCK_MONOTONIC at start, to place client-stamped events.
+	mono0 int64
+
+	mu       sync.Mutex
+	enc      *json.Encoder
+	ops      []Op
+	err      error
+	watchers map[int]watcher
+	nextW    int
+}
+
+type watcher struct {
+	match func(Op) bool
+	ch    chan Op
 }
 
 // NewRecorder starts the run's clock now. w may be nil to keep ops in memory only.
 func NewRecorder(w io.Writer) *Recorder {
-	r := &Recorder{start: time.Now()}
+	r := &Recorder{start: time.Now(), watchers: map[int]watcher{}}
+	r.mono0 = MonoNow() - int64(time.Since(r.start))
 	if w != nil {
 		r.enc = json.NewEncoder(w)
 	}
@@ -33,19 +44,60 @@ func (r *Recorder) Now() int64 { return r.At(time.Now()) }
 // At converts a time taken with time.Now (monotonic) to the history's clock.
 func (r *Recorder) At(t time.Time) int64 { return int64(t.Sub(r.start)) }
 
+// FromMono converts a CLOCK_MONOTONIC reading, taken by any process on this
+// host, to the history's clock.
+func (r *Recorder) FromMono(mono int64) int64 { return mono - r.mono0 }
+
 // Record stamps op with the next index and the current time, and writes it.
 func (r *Recorder) Record(op Op) Op {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	op.Time, op.Stamp = r.Now(), ""
+	return r.appendLocked(op)
+}
+
+// RecordStamped records an event that a client stamped itself at t (on the
+// history's clock, see FromMono). Its index is the next one; its time may
+// be earlier than that of operations recorded before it.
+func (r *Recorder) RecordStamped(op Op, t int64) Op {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	op.Time, op.Stamp = max(t, 0), StampClient
+	return r.appendLocked(op)
+}
+
+func (r *Recorder) appendLocked(op Op) Op {
 	op.Index = len(r.ops)
-	op.Time = r.Now()
 	r.ops = append(r.ops, op)
 	if r.enc != nil && r.err == nil {
 		if err := r.enc.Encode(op); err != nil {
 			r.err = fmt.Errorf("write history: %w", err)
 		}
 	}
+	for id, w := range r.watchers {
+		if w.match(op) {
+			w.ch <- op
+			delete(r.watchers, id)
+		}
+	}
 	return op
+}
+
+// Watch delivers the first operation recorded from now on that match
+// accepts, once. match runs under the recorder's lock and must be quick.
+// Call cancel when no longer waiting.
+func (r *Recorder) Watch(match func(Op) bool) (first <-chan Op, cancel func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id := r.nextW
+	r.nextW++
+	ch := make(chan Op, 1)
+	r.watchers[id] = watcher{match: match, ch: ch}
+	return ch, func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		delete(r.watchers, id)
+	}
 }
 
 // Ops returns a copy of everything recorded so far.
