@@ -47,6 +47,9 @@ type Spec struct {
 	Sentinels int
 	Quorum    int
 	DownAfter time.Duration
+	// Resource starts one more standalone node for the data a workload
+	// protects. It is never faulted: damage there is the lock's doing.
+	Resource bool
 	// Image overrides Image().
 	Image string
 }
@@ -141,6 +144,9 @@ func Start(ctx context.Context, spec Spec) (_ *Cluster, err error) {
 	case Independent:
 		err = c.startIndependent(ctx)
 	}
+	if err == nil && spec.Resource {
+		_, err = c.startNode(ctx, ResourceName, RoleResource, 6379, redisArgs(ResourceName), nil)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +203,7 @@ func (c *Cluster) startNode(ctx context.Context, name string, role Role, port in
 		req := testcontainers.ContainerRequest{
 			Image:          c.Spec.Image,
 			Name:           c.Run + "-" + name,
-			Entrypoint:     []string{"/usr/bin/redis-" + map[Role]string{RoleRedis: "server", RoleSentinel: "sentinel"}[role]},
+			Entrypoint:     []string{"/usr/bin/redis-" + map[Role]string{RoleRedis: "server", RoleSentinel: "sentinel", RoleResource: "server"}[role]},
 			Cmd:            cmd,
 			Labels:         runLabels(c.Run),
 			ExposedPorts:   []string{cport.String()},
@@ -266,29 +272,14 @@ func (c *Cluster) ByRole(r Role) []*Node {
 	return out
 }
 
-// Clients opens one go-redis client per master group, as a separate lock
-// user would: one failover client for the sentinel topology, one client per
-// master for the independent one. The caller closes them.
+// Clients opens one go-redis client per master group (see
+// Endpoints.Clients). The caller closes them.
 func (c *Cluster) Clients(o ClientOptions) []*redis.Client {
-	switch c.Spec.Topology {
-	case Sentinel:
-		var sentinels []string
-		for _, s := range c.ByRole(RoleSentinel) {
-			sentinels = append(sentinels, s.Logical())
-		}
-		fo := o.failover(MasterName, sentinels)
-		fo.Dialer = c.book.dial
-		return []*redis.Client{redis.NewFailoverClient(fo)}
-	default:
-		var out []*redis.Client
-		for _, n := range c.ByRole(RoleRedis) {
-			ro := o.redis()
-			ro.Addr = n.Logical()
-			ro.Dialer = c.book.dial
-			out = append(out, redis.NewClient(ro))
-		}
-		return out
+	clients, err := c.Endpoints().Clients(o)
+	if err != nil {
+		panic("cluster: a started cluster has no lock endpoints: " + err.Error())
 	}
+	return clients
 }
 
 // SaveLogs writes every node's log into dir.

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
 
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
@@ -95,7 +98,7 @@ func (d *docker) remove(ctx context.Context, f client.Filters, match func(map[st
 		if !match(c.Labels) {
 			continue
 		}
-		if _, err := d.cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); err != nil {
+		if err := d.removeContainer(ctx, c.ID); err != nil {
 			errs = append(errs, fmt.Errorf("remove container %s: %w", c.ID[:12], err))
 		}
 	}
@@ -107,11 +110,37 @@ func (d *docker) remove(ctx context.Context, f client.Filters, match func(map[st
 		if !match(n.Labels) {
 			continue
 		}
-		if _, err := d.cli.NetworkRemove(ctx, n.ID, client.NetworkRemoveOptions{}); err != nil {
+		if _, err := d.cli.NetworkRemove(ctx, n.ID, client.NetworkRemoveOptions{}); err != nil && !cerrdefs.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("remove network %s: %w", n.Name, err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// removeContainer force-removes one container. Two runs may sweep the same
+// dead run at once: a container already gone is removed, and one whose
+// removal is already in progress is waited for, so that its network can go.
+func (d *docker) removeContainer(ctx context.Context, id string) error {
+	_, err := d.cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+	if err == nil || cerrdefs.IsNotFound(err) {
+		return nil
+	}
+	if !cerrdefs.IsConflict(err) {
+		return err
+	}
+	wait, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		_, ierr := d.cli.ContainerInspect(wait, id, client.ContainerInspectOptions{})
+		if cerrdefs.IsNotFound(ierr) {
+			return nil
+		}
+		select {
+		case <-wait.Done():
+			return err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // processAlive reports whether the process that labelled a run still runs:

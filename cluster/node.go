@@ -22,7 +22,12 @@ type Role string
 const (
 	RoleRedis    Role = "redis"
 	RoleSentinel Role = "sentinel"
+	// RoleResource holds the data a lock protects, outside the lock service.
+	RoleResource Role = "resource"
 )
+
+// ResourceName is the resource node's name.
+const ResourceName = "resource"
 
 // Node is one Redis or Sentinel container with its fault hooks.
 type Node struct {
