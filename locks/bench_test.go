@@ -166,28 +166,8 @@ func benchLock(b *testing.B, sets *benchSets, name, set string) {
 		ceiling := ceilingCycle(b, c)
 		cycle() // dial and load scripts outside the measurement
 		ceiling()
-		// Each iteration times one lock cycle and one ceiling cycle, in
-		// alternating order, so that the ratio of the two compares them
-		// under the same moment's load: on a shared 2-core machine the
-		// noise between runs is larger than the differences measured.
-		var lockNs, ceilingNs time.Duration
-		n := 0
-		for b.Loop() {
-			first, second, a, c := cycle, ceiling, &lockNs, &ceilingNs
-			if n%2 == 1 {
-				first, second, a, c = ceiling, cycle, &ceilingNs, &lockNs
-			}
-			t0 := time.Now()
-			first()
-			t1 := time.Now()
-			second()
-			*a += t1.Sub(t0)
-			*c += time.Since(t1)
-			n++
-		}
+		clustertest.Interleaved(b, cycle, ceiling)
 		// ns/op, B/op and allocs/op are the lock's alone.
-		b.ReportMetric(float64(lockNs.Nanoseconds())/float64(n), "ns/op")
-		b.ReportMetric(float64(ceilingNs)/float64(lockNs), "x-ceiling")
 		bytes, allocs := allocsOf(cycle)
 		b.ReportMetric(bytes, "B/op")
 		b.ReportMetric(allocs, "allocs/op")

@@ -81,6 +81,19 @@ type Options struct {
 	// Events, when set, hears what a lock does on its own, such as
 	// watchdog renewals, so that the history records it.
 	Events Events
+	// At, when set, is called at the named points a lock declares inside
+	// its operations (the windows the broken variants leave open), so that
+	// a harness can stop or crash a client exactly there. A non-nil error
+	// aborts the call there, as a crash would; its outcome is unknown.
+	At func(ctx context.Context, point, key string) error
+}
+
+// Point calls o.At, if set, at a named point.
+func (o Options) Point(ctx context.Context, point, key string) error {
+	if o.At == nil {
+		return nil
+	}
+	return o.At(ctx, point, key)
 }
 
 // Events receives the work a lock does outside Acquire and Release calls.
@@ -147,16 +160,39 @@ type Factory func(clients []*redis.Client, o Options) (Lock, error)
 type entry struct {
 	name, summary string
 	f             Factory
+	points        []string
 }
 
 var registry = map[string]entry{}
 
 // Register makes a lock selectable by name; lock files call it from init.
-func Register(name, summary string, f Factory) {
+// points are the named points where the lock calls Options.At.
+func Register(name, summary string, f Factory, points ...string) {
 	if _, dup := registry[name]; dup {
 		panic("locks: duplicate lock " + name)
 	}
-	registry[name] = entry{name, summary, f}
+	registry[name] = entry{name, summary, f, points}
+}
+
+// Points lists the named points a registered lock stops at (see Options.At).
+func Points(name string) []string { return registry[name].points }
+
+// HasPoint checks that the named lock declares point, with the points it
+// has in the error when it does not.
+func HasPoint(name, point string) error {
+	if err := Lookup(name); err != nil {
+		return err
+	}
+	for _, p := range registry[name].points {
+		if p == point {
+			return nil
+		}
+	}
+	have := "none"
+	if ps := registry[name].points; len(ps) > 0 {
+		have = strings.Join(ps, ", ")
+	}
+	return fmt.Errorf("lock %s has no point %q (its points: %s)", name, point, have)
 }
 
 // Lookup checks that a lock of this name exists, with the known names in
@@ -208,9 +244,9 @@ func newToken() string {
 	return hex.EncodeToString(b)
 }
 
-// notSent reports errors that prove a command never reached Redis, such as
+// NotSent reports errors that prove a command never reached Redis, such as
 // a refused connection: those outcomes are certain, not unknown.
-func notSent(err error) bool {
+func NotSent(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
 }
@@ -220,4 +256,15 @@ func oneClient(name string, clients []*redis.Client) (*redis.Client, error) {
 		return nil, fmt.Errorf("lock %s needs one master group, the topology has %d", name, len(clients))
 	}
 	return clients[0], nil
+}
+
+// Refused reports an acquire that failed because the key was taken, as
+// opposed to one that could not reach the service or ran out of time: the
+// difference between a lock that stays taken and one that is unreachable.
+func Refused(err error) bool {
+	if !errors.Is(err, ErrNotAcquired) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var op *net.OpError
+	return !errors.As(err, &op)
 }

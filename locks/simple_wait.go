@@ -64,7 +64,7 @@ func (s *SimpleWait) try(ctx context.Context, key string) (*Lease, error) {
 	defer cancel()
 	ok, err := conn.SetNX(cctx, key, token, s.o.TTL).Result()
 	switch {
-	case err != nil && notSent(err):
+	case err != nil && NotSent(err):
 		return nil, errors.Join(ErrNotAcquired, err)
 	case err != nil:
 		return nil, err

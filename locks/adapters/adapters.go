@@ -12,15 +12,3 @@
 // every other error is an unknown outcome. Options map onto the library's
 // own settings (expiry, retries, drift) where it has them.
 package adapters
-
-import (
-	"errors"
-	"net"
-)
-
-// notSent reports errors that prove a command never reached Redis, such as
-// a refused connection (the same test the locks package makes).
-func notSent(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
-}

@@ -98,7 +98,7 @@ func (r *Redsync) Release(ctx context.Context, l *locks.Lease) error {
 func unanswered(err error) bool {
 	for _, e := range leaves(err) {
 		var re *redsync.RedisError
-		if errors.As(e, &re) && !notSent(re.Err) {
+		if errors.As(e, &re) && !locks.NotSent(re.Err) {
 			return true
 		}
 	}

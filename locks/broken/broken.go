@@ -12,9 +12,10 @@
 //   - no-ttl: SET NX with no expiry at all. A holder that crashes blocks the
 //     key forever.
 //
-// Every variant takes Hooks, so that a test or a scenario can stall or crash
-// a client inside the window the variant leaves open. The registered
-// variants have no hooks. Never use these locks for anything but tests.
+// Every variant declares the named point inside the window it leaves open
+// and calls Options.At there, so that a test or a scenario can stall or
+// crash a client exactly inside it. Never use these locks for anything but
+// tests.
 package broken
 
 import (
@@ -23,7 +24,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -31,28 +31,19 @@ import (
 	"github.com/deadbolt-lab/deadbolt/locks"
 )
 
+// The named points, one per variant, inside the window it leaves open.
+const (
+	AfterSetnx = "after-setnx" // setnx-expire: after SETNX, before PEXPIRE
+	BeforeDel  = "before-del"  // del-no-owner: before the DEL of a release
+	AfterGet   = "after-get"   // get-then-del: after the GET saw our token, before DEL
+	AfterSet   = "after-set"   // no-ttl: after the SET, before Acquire returns
+)
+
 func init() {
-	locks.Register("setnx-expire", "BROKEN: SETNX then PEXPIRE as two commands; a crash between them leaves a lock without expiry", NewSetnxExpire(Hooks{}))
-	locks.Register("del-no-owner", "BROKEN: SET NX PX, released with a plain DEL that removes whoever holds it", NewDelNoOwner(Hooks{}))
-	locks.Register("get-then-del", "BROKEN: SET NX PX, released by GET (owner check) then DEL as two commands", NewGetThenDel(Hooks{}))
-	locks.Register("no-ttl", "BROKEN: SET NX without expiry; a crashed holder blocks the key forever", NewNoTTL(Hooks{}))
-}
-
-// Hooks open the window a broken variant leaves. A nil hook does nothing.
-type Hooks struct {
-	// Between runs inside the variant's window: after SETNX and before
-	// PEXPIRE (setnx-expire); after GET and before DEL (get-then-del);
-	// before the DEL (del-no-owner); after the SET, before Acquire returns
-	// (no-ttl). A non-nil error aborts the call there, as a client crash
-	// would, and is returned as an unknown outcome.
-	Between func(ctx context.Context, key string) error
-}
-
-func (h Hooks) between(ctx context.Context, key string) error {
-	if h.Between == nil {
-		return nil
-	}
-	return h.Between(ctx, key)
+	locks.Register("setnx-expire", "BROKEN: SETNX then PEXPIRE as two commands; a crash between them leaves a lock without expiry", NewSetnxExpire, AfterSetnx)
+	locks.Register("del-no-owner", "BROKEN: SET NX PX, released with a plain DEL that removes whoever holds it", NewDelNoOwner, BeforeDel)
+	locks.Register("get-then-del", "BROKEN: SET NX PX, released by GET (owner check) then DEL as two commands", NewGetThenDel, AfterGet)
+	locks.Register("no-ttl", "BROKEN: SET NX without expiry; a crashed holder blocks the key forever", NewNoTTL, AfterSet)
 }
 
 // NoTTLValidity is the validity deadline a no-ttl lease gets (acquire
@@ -61,17 +52,16 @@ func (h Hooks) between(ctx context.Context, key string) error {
 // timelines finite.
 const NoTTLValidity = time.Hour
 
-// base is what every variant shares: one master, options, hooks, and the
-// correct owner-checked release of the simple lock for the variants whose
-// release is not what they break.
+// base is what every variant shares: one master, options, and the correct
+// owner-checked release of the simple lock for the variants whose release
+// is not what they break.
 type base struct {
 	rdb    *redis.Client
 	o      locks.Options
-	h      Hooks
 	simple locks.Lock
 }
 
-func newBase(name string, clients []*redis.Client, o locks.Options, h Hooks) (base, error) {
+func newBase(name string, clients []*redis.Client, o locks.Options) (base, error) {
 	if len(clients) != 1 {
 		return base{}, fmt.Errorf("lock %s needs one master group, the topology has %d", name, len(clients))
 	}
@@ -80,7 +70,7 @@ func newBase(name string, clients []*redis.Client, o locks.Options, h Hooks) (ba
 	if err != nil {
 		return base{}, err
 	}
-	return base{rdb: clients[0], o: o, h: h, simple: simple}, nil
+	return base{rdb: clients[0], o: o, simple: simple}, nil
 }
 
 func (b *base) call(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -107,7 +97,7 @@ func (b *base) setNX(ctx context.Context, key string, ttl time.Duration) (*locks
 // classify maps a SET NX reply to the lock's error classes.
 func classify(ok bool, err error) error {
 	switch {
-	case err != nil && notSent(err):
+	case err != nil && locks.NotSent(err):
 		return errors.Join(locks.ErrNotAcquired, err)
 	case err != nil:
 		return err
@@ -121,12 +111,10 @@ func classify(ok bool, err error) error {
 // command, PEXPIRE.
 type SetnxExpire struct{ base }
 
-// NewSetnxExpire gives the factory of setnx-expire with these hooks.
-func NewSetnxExpire(h Hooks) locks.Factory {
-	return func(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
-		b, err := newBase("setnx-expire", clients, o, h)
-		return &SetnxExpire{b}, err
-	}
+// NewSetnxExpire builds setnx-expire over one master group.
+func NewSetnxExpire(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
+	b, err := newBase("setnx-expire", clients, o)
+	return &SetnxExpire{b}, err
 }
 
 func (s *SetnxExpire) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
@@ -138,7 +126,7 @@ func (s *SetnxExpire) Acquire(ctx context.Context, key string) (*locks.Lease, er
 	if err := classify(s.rdb.SetNX(cctx, key, token, 0).Result()); err != nil {
 		return nil, err
 	}
-	if err := s.h.between(ctx, key); err != nil {
+	if err := s.o.Point(ctx, AfterSetnx, key); err != nil {
 		return nil, fmt.Errorf("setnx-expire: after SETNX, before PEXPIRE: %w", err)
 	}
 	pctx, pcancel := s.call(ctx)
@@ -157,12 +145,10 @@ func (s *SetnxExpire) Release(ctx context.Context, l *locks.Lease) error {
 // DelNoOwner is SET NX PX released with a plain DEL.
 type DelNoOwner struct{ base }
 
-// NewDelNoOwner gives the factory of del-no-owner with these hooks.
-func NewDelNoOwner(h Hooks) locks.Factory {
-	return func(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
-		b, err := newBase("del-no-owner", clients, o, h)
-		return &DelNoOwner{b}, err
-	}
+// NewDelNoOwner builds del-no-owner over one master group.
+func NewDelNoOwner(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
+	b, err := newBase("del-no-owner", clients, o)
+	return &DelNoOwner{b}, err
 }
 
 func (d *DelNoOwner) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
@@ -172,7 +158,7 @@ func (d *DelNoOwner) Acquire(ctx context.Context, key string) (*locks.Lease, err
 // Release deletes the key whoever holds it. It reports ErrNotHeld only when
 // the key was gone; when another client held it, that client lost it.
 func (d *DelNoOwner) Release(ctx context.Context, l *locks.Lease) error {
-	if err := d.h.between(ctx, l.Key); err != nil {
+	if err := d.o.Point(ctx, BeforeDel, l.Key); err != nil {
 		return fmt.Errorf("del-no-owner: before DEL: %w", err)
 	}
 	cctx, cancel := d.call(ctx)
@@ -182,7 +168,7 @@ func (d *DelNoOwner) Release(ctx context.Context, l *locks.Lease) error {
 
 func delReply(n int64, err error) error {
 	switch {
-	case err != nil && notSent(err):
+	case err != nil && locks.NotSent(err):
 		return errors.Join(locks.ErrNoEffect, err)
 	case err != nil:
 		return err
@@ -196,12 +182,10 @@ func delReply(n int64, err error) error {
 // DEL: the owner check and the delete are not atomic.
 type GetThenDel struct{ base }
 
-// NewGetThenDel gives the factory of get-then-del with these hooks.
-func NewGetThenDel(h Hooks) locks.Factory {
-	return func(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
-		b, err := newBase("get-then-del", clients, o, h)
-		return &GetThenDel{b}, err
-	}
+// NewGetThenDel builds get-then-del over one master group.
+func NewGetThenDel(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
+	b, err := newBase("get-then-del", clients, o)
+	return &GetThenDel{b}, err
 }
 
 func (g *GetThenDel) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
@@ -221,7 +205,7 @@ func (g *GetThenDel) Release(ctx context.Context, l *locks.Lease) error {
 	case v != l.Token:
 		return locks.ErrNotHeld
 	}
-	if err := g.h.between(ctx, l.Key); err != nil {
+	if err := g.o.Point(ctx, AfterGet, l.Key); err != nil {
 		return fmt.Errorf("get-then-del: after GET, before DEL: %w", err)
 	}
 	dctx, dcancel := g.call(ctx)
@@ -232,12 +216,10 @@ func (g *GetThenDel) Release(ctx context.Context, l *locks.Lease) error {
 // NoTTL is SET NX without any expiry.
 type NoTTL struct{ base }
 
-// NewNoTTL gives the factory of no-ttl with these hooks.
-func NewNoTTL(h Hooks) locks.Factory {
-	return func(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
-		b, err := newBase("no-ttl", clients, o, h)
-		return &NoTTL{b}, err
-	}
+// NewNoTTL builds no-ttl over one master group.
+func NewNoTTL(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
+	b, err := newBase("no-ttl", clients, o)
+	return &NoTTL{b}, err
 }
 
 func (n *NoTTL) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
@@ -245,7 +227,7 @@ func (n *NoTTL) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := n.h.between(ctx, key); err != nil {
+	if err := n.o.Point(ctx, AfterSet, key); err != nil {
 		return nil, fmt.Errorf("no-ttl: after SET: %w", err)
 	}
 	return l, nil
@@ -259,10 +241,4 @@ func newToken() string {
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// notSent reports errors that prove a command never reached Redis.
-func notSent(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
 }

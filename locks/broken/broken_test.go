@@ -30,15 +30,15 @@ type env struct {
 	rdb *redis.Client
 }
 
-// lock builds the lock under test: the broken variant's factory given
-// hooks, or simple (which has no window to hook) to contrast it with.
-func (e env) lock(f func(broken.Hooks) locks.Factory, h broken.Hooks, o locks.Options) locks.Lock {
+// lock builds the lock under test: the broken variant, or simple (which has
+// no window to stop in) to contrast it with when f is nil.
+func (e env) lock(f locks.Factory, o locks.Options) locks.Lock {
 	e.t.Helper()
 	clients := e.c.Clients(cluster.DefaultClientOptions())
 	e.t.Cleanup(func() { clients[0].Close() })
 	factory := locks.NewSimple
 	if f != nil {
-		factory = f(h)
+		factory = f
 	}
 	l, err := factory(clients, o)
 	require.NoError(e.t, err)
@@ -57,8 +57,8 @@ func (e env) pttl(key string) int64 {
 // whether the property it tests was broken; simple must never break it.
 var probes = []struct {
 	name    string
-	factory func(broken.Hooks) locks.Factory
-	probe   func(e env, f func(broken.Hooks) locks.Factory, key string) bool
+	factory locks.Factory
+	probe   func(e env, f locks.Factory, key string) bool
 }{
 	{"setnx-expire", broken.NewSetnxExpire, crashWhileAcquiringLeavesNoExpiry},
 	{"del-no-owner", broken.NewDelNoOwner, expiredHolderReleasesNextHolder},
@@ -86,10 +86,10 @@ func TestBrokenVariantsBreakWhatSimpleKeeps(t *testing.T) {
 // A client that dies between taking the lock and giving it its expiry:
 // broken when the key is left without expiry and no one can take it after
 // the TTL.
-func crashWhileAcquiringLeavesNoExpiry(e env, f func(broken.Hooks) locks.Factory, key string) bool {
+func crashWhileAcquiringLeavesNoExpiry(e env, f locks.Factory, key string) bool {
 	ctx := context.Background()
-	crash := broken.Hooks{Between: func(context.Context, string) error { return errCrash }}
-	a := e.lock(f, crash, locks.Options{TTL: short})
+	crash := func(context.Context, string, string) error { return errCrash }
+	a := e.lock(f, locks.Options{TTL: short, At: crash})
 	_, err := a.Acquire(ctx, key)
 	if f != nil {
 		require.ErrorIs(e.t, err, errCrash)
@@ -99,7 +99,7 @@ func crashWhileAcquiringLeavesNoExpiry(e env, f func(broken.Hooks) locks.Factory
 	}
 	noExpiry := e.pttl(key) == -1
 	time.Sleep(short + 100*time.Millisecond)
-	b := e.lock(f, broken.Hooks{}, locks.Options{TTL: long})
+	b := e.lock(f, locks.Options{TTL: long})
 	lease, err := b.Acquire(ctx, key)
 	if err == nil {
 		require.NoError(e.t, b.Release(ctx, lease))
@@ -113,11 +113,11 @@ func crashWhileAcquiringLeavesNoExpiry(e env, f func(broken.Hooks) locks.Factory
 // A holder whose lease expired releases after the next client took the
 // lock: broken when that release freed the next holder's lock, so that a
 // third client gets in while the second still holds.
-func expiredHolderReleasesNextHolder(e env, f func(broken.Hooks) locks.Factory, key string) bool {
+func expiredHolderReleasesNextHolder(e env, f locks.Factory, key string) bool {
 	ctx := context.Background()
-	a := e.lock(f, broken.Hooks{}, locks.Options{TTL: short})
-	b := e.lock(f, broken.Hooks{}, locks.Options{TTL: long})
-	c := e.lock(f, broken.Hooks{}, locks.Options{TTL: long})
+	a := e.lock(f, locks.Options{TTL: short})
+	b := e.lock(f, locks.Options{TTL: long})
+	c := e.lock(f, locks.Options{TTL: long})
 	first, err := a.Acquire(ctx, key)
 	require.NoError(e.t, err)
 	time.Sleep(short + 100*time.Millisecond)
@@ -130,17 +130,17 @@ func expiredHolderReleasesNextHolder(e env, f func(broken.Hooks) locks.Factory, 
 // A holder stalls between its owner check and its delete, its lease
 // expires and another client takes the lock: broken when the delete then
 // removes that client's lock.
-func stallBetweenCheckAndDelete(e env, f func(broken.Hooks) locks.Factory, key string) bool {
+func stallBetweenCheckAndDelete(e env, f locks.Factory, key string) bool {
 	ctx := context.Background()
 	inWindow, proceed := make(chan struct{}), make(chan struct{})
-	stall := broken.Hooks{Between: func(context.Context, string) error {
+	stall := func(context.Context, string, string) error {
 		close(inWindow)
 		<-proceed
 		return nil
-	}}
-	a := e.lock(f, stall, locks.Options{TTL: short})
-	b := e.lock(f, broken.Hooks{}, locks.Options{TTL: long})
-	c := e.lock(f, broken.Hooks{}, locks.Options{TTL: long})
+	}
+	a := e.lock(f, locks.Options{TTL: short, At: stall})
+	b := e.lock(f, locks.Options{TTL: long})
+	c := e.lock(f, locks.Options{TTL: long})
 	first, err := a.Acquire(ctx, key)
 	require.NoError(e.t, err)
 	released := make(chan error, 1)
@@ -179,9 +179,9 @@ func thirdGetsIn(e env, c, b locks.Lock, second *locks.Lease, key string, aErr e
 
 // A holder crashes and never releases: broken when the key never expires
 // and blocks every later client.
-func crashedHolderBlocksForever(e env, f func(broken.Hooks) locks.Factory, key string) bool {
+func crashedHolderBlocksForever(e env, f locks.Factory, key string) bool {
 	ctx := context.Background()
-	a := e.lock(f, broken.Hooks{}, locks.Options{TTL: short})
+	a := e.lock(f, locks.Options{TTL: short})
 	start := time.Now()
 	lease, err := a.Acquire(ctx, key)
 	require.NoError(e.t, err)
@@ -190,7 +190,7 @@ func crashedHolderBlocksForever(e env, f func(broken.Hooks) locks.Factory, key s
 	}
 	noExpiry := e.pttl(key) == -1
 	time.Sleep(short + 100*time.Millisecond)
-	b := e.lock(f, broken.Hooks{}, locks.Options{TTL: long})
+	b := e.lock(f, locks.Options{TTL: long})
 	second, err := b.Acquire(ctx, key)
 	if err == nil {
 		require.NoError(e.t, b.Release(ctx, second))
@@ -208,13 +208,21 @@ func TestBrokenVariantsKeepTheBasics(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			clients := c.Clients(cluster.DefaultClientOptions())
 			t.Cleanup(func() { clients[0].Close() })
-			l, err := locks.New(name, clients, locks.Options{TTL: long})
+			var stopped []string
+			at := func(_ context.Context, point, key string) error {
+				require.Equal(t, name, key)
+				stopped = append(stopped, point)
+				return nil
+			}
+			l, err := locks.New(name, clients, locks.Options{TTL: long, At: at})
 			require.NoError(t, err)
 			lease, err := l.Acquire(ctx, name)
 			require.NoError(t, err)
 			_, err = l.Acquire(ctx, name)
 			require.ErrorIs(t, err, locks.ErrNotAcquired)
 			require.NoError(t, l.Release(ctx, lease))
+			require.Equal(t, locks.Points(name), stopped, "one acquire and release pass the variant's declared point once")
+			require.ErrorContains(t, locks.HasPoint(name, "nowhere"), "has no point")
 			require.ErrorIs(t, l.Release(ctx, lease), locks.ErrNotHeld)
 			again, err := l.Acquire(ctx, name)
 			require.NoError(t, err)
