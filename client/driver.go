@@ -1,0 +1,380 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sys/unix"
+
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/locks"
+	_ "github.com/deadbolt-lab/deadbolt/locks/all" // every lock by name
+)
+
+// Serve is the Go driver (`deadbolt client`): it says hello on out, then
+// answers the requests read from in, one at a time, and writes events
+// (renewals, losses, stops) as they happen, until in closes. Its log goes to
+// logw. It returns the process's exit code: 0 at the end of input, 2 after a
+// protocol violation by the harness.
+func Serve(in io.Reader, out, logw io.Writer) int {
+	d := &driver{out: out, log: logw, leases: map[string]*held{}, ids: map[*locks.Lease]string{}}
+	d.emit(Event{Event: EventHello, Protocol: ProtocolVersion, Driver: "go", PID: os.Getpid(), Locks: locks.Names()})
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.UseNumber() // resource arguments stay exact
+		var req Request
+		err := dec.Decode(&req)
+		if err == nil {
+			// One object per line: anything after it is not a request either.
+			if _, after := dec.Token(); after != io.EOF {
+				err = errors.New("more after the object")
+			}
+		}
+		if err != nil || req.ID <= 0 {
+			d.emit(Event{Event: EventError, Error: fmt.Sprintf("not a request (one JSON object with an id > 0): %q", line)})
+			return 2
+		}
+		d.arm(req.Arm)
+		r := d.handle(req)
+		r.ID = req.ID
+		d.write(r)
+	}
+	d.close()
+	return 0
+}
+
+type driver struct {
+	wmu sync.Mutex // whole lines on out, from any goroutine
+	out io.Writer
+	log io.Writer
+
+	lock     locks.Lock
+	clients  []*redis.Client
+	resource *redis.Client
+	timeout  time.Duration
+
+	mu     sync.Mutex
+	leases map[string]*held
+	ids    map[*locks.Lease]string
+	armed  string
+}
+
+type held struct {
+	lease    *locks.Lease
+	released chan struct{}
+}
+
+func (d *driver) write(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(Event{Event: EventError, Error: err.Error()})
+	}
+	d.wmu.Lock()
+	defer d.wmu.Unlock()
+	if _, err := d.out.Write(append(b, '\n')); err != nil {
+		// The harness is gone: nothing is left to serve.
+		os.Exit(0)
+	}
+}
+
+func (d *driver) emit(ev Event) {
+	if ev.MonoNS == 0 {
+		ev.MonoNS = history.MonoNow()
+	}
+	d.write(ev)
+}
+
+func (d *driver) logf(format string, args ...any) {
+	if d.log != nil {
+		fmt.Fprintf(d.log, format+"\n", args...)
+	}
+}
+
+func (d *driver) handle(req Request) Reply {
+	if req.Op != OpOpen && d.lock == nil {
+		return Reply{Outcome: OutcomeFail, Error: "no lock open: the first request must be open"}
+	}
+	switch req.Op {
+	case OpOpen:
+		return d.open(req)
+	case OpAcquire:
+		return d.acquire(req)
+	case OpRelease:
+		return d.release(req)
+	case OpResource:
+		return d.onResource(req)
+	}
+	return Reply{Outcome: OutcomeFail, Error: fmt.Sprintf("unknown op %q", req.Op)}
+}
+
+func (d *driver) open(req Request) Reply {
+	fail := func(format string, args ...any) Reply {
+		return Reply{Outcome: OutcomeFail, Error: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case d.lock != nil:
+		return fail("a lock is already open")
+	case req.Endpoints == nil:
+		return fail("open needs endpoints")
+	case req.TTLMS <= 0:
+		return fail("open needs ttl_ms > 0, got %d", req.TTLMS)
+	}
+	if err := locks.Lookup(req.Lock); err != nil {
+		return fail("%v", err)
+	}
+	if err := addressed(req.Endpoints); err != nil {
+		return fail("%v", err)
+	}
+	o := locks.Options{TTL: time.Duration(req.TTLMS) * time.Millisecond, Events: d, At: d.at}
+	if lo := req.Options; lo != nil {
+		o.Timeout = time.Duration(lo.TimeoutMS) * time.Millisecond
+		o.Retries = lo.Retries
+		o.RetryDelay = time.Duration(lo.RetryDelayMS) * time.Millisecond
+		o.Wait = time.Duration(lo.WaitMS) * time.Millisecond
+	}
+	// go-redis bounds each read and write by the shorter of its own timeout
+	// and the call's context: a lock timeout above the defaults would be cut
+	// short by them.
+	co := cluster.DefaultClientOptions()
+	timeout := o.WithDefaults().Timeout
+	co.ReadTimeout, co.WriteTimeout = max(co.ReadTimeout, timeout), max(co.WriteTimeout, timeout)
+	co.DialTimeout = max(co.DialTimeout, timeout)
+	clients, err := req.Endpoints.Clients(co)
+	if err != nil {
+		return fail("%v", err)
+	}
+	l, err := locks.New(req.Lock, clients, o)
+	if err != nil {
+		for _, c := range clients {
+			c.Close()
+		}
+		return fail("%v", err)
+	}
+	d.lock, d.clients, d.timeout = l, clients, timeout
+	if req.Endpoints.Resource != "" {
+		if d.resource, err = req.Endpoints.ResourceClient(co); err != nil {
+			return fail("%v", err)
+		}
+	}
+	d.logf("opened %s over %d master group(s), ttl %dms", req.Lock, len(clients), req.TTLMS)
+	return Reply{Outcome: OutcomeOK}
+}
+
+// addressed checks that every node the endpoints name has a published
+// address: without one it could never be reached, and each request would
+// end in an error that looks like an outage.
+func addressed(e *cluster.Endpoints) error {
+	nodes := append(append([]string{}, e.Masters...), e.Sentinels...)
+	if e.Resource != "" {
+		nodes = append(nodes, e.Resource)
+	}
+	for _, n := range nodes {
+		if _, ok := e.Addresses[n]; !ok {
+			return fmt.Errorf("bad endpoints: node %s has no entry in addresses", n)
+		}
+	}
+	return nil
+}
+
+func (d *driver) acquire(req Request) Reply {
+	if req.Key == "" || req.Lease == "" {
+		return Reply{Outcome: OutcomeFail, Error: "acquire needs a key and a lease id"}
+	}
+	d.mu.Lock()
+	_, dup := d.leases[req.Lease]
+	d.mu.Unlock()
+	if dup {
+		return Reply{Outcome: OutcomeFail, Error: fmt.Sprintf("lease id %s is already taken", req.Lease)}
+	}
+	l, err := d.lock.Acquire(context.Background(), req.Key)
+	if err != nil {
+		r := outcome(err)
+		r.Refused = locks.Refused(err)
+		return r
+	}
+	h := &held{lease: l, released: make(chan struct{})}
+	d.mu.Lock()
+	d.leases[req.Lease] = h
+	d.ids[l] = req.Lease
+	d.mu.Unlock()
+	if l.Lost != nil {
+		go func() {
+			select {
+			case <-l.Lost:
+				d.emit(Event{Event: EventLost, Lease: req.Lease})
+			case <-h.released:
+			}
+		}()
+	}
+	return Reply{Outcome: OutcomeOK, Token: l.Token, Fence: l.Fence, Seq: l.Seq, DeadlineMonoNS: monoOf(l.Deadline)}
+}
+
+func (d *driver) release(req Request) Reply {
+	d.mu.Lock()
+	h := d.leases[req.Lease]
+	d.mu.Unlock()
+	if h == nil {
+		return Reply{Outcome: OutcomeFail, Error: fmt.Sprintf("no lease %q here", req.Lease)}
+	}
+	err := d.lock.Release(context.Background(), h.lease)
+	// Whatever the outcome, the holder no longer counts on the lease.
+	d.mu.Lock()
+	delete(d.leases, req.Lease)
+	d.mu.Unlock()
+	close(h.released)
+	return outcome(err)
+}
+
+func (d *driver) onResource(req Request) Reply {
+	if d.resource == nil {
+		return Reply{Outcome: OutcomeFail, Error: "this run has no resource node"}
+	}
+	if len(req.Command) == 0 {
+		return Reply{Outcome: OutcomeFail, Error: "resource needs a command"}
+	}
+	args := make([]any, len(req.Command))
+	for i, a := range req.Command {
+		switch v := a.(type) {
+		case string:
+			args[i] = v
+		case json.Number:
+			args[i] = v.String()
+		default:
+			return Reply{Outcome: OutcomeFail, Error: fmt.Sprintf("command argument %d is %T, want a string or a number", i, a)}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d.timeout)
+	defer cancel()
+	v, err := d.resource.Do(ctx, args...).Result()
+	var rerr redis.Error
+	switch {
+	case errors.Is(err, redis.Nil):
+		return Reply{Outcome: OutcomeOK}
+	case errors.As(err, &rerr):
+		// The server ran the command and answered an error: no effect.
+		return Reply{Outcome: OutcomeFail, Error: err.Error()}
+	case err != nil:
+		return outcome(err)
+	}
+	return Reply{Outcome: OutcomeOK, Reply: jsonable(v)}
+}
+
+// outcome classifies a lock or resource error as the history does.
+func outcome(err error) Reply {
+	switch {
+	case err == nil:
+		return Reply{Outcome: OutcomeOK}
+	case locks.Failed(err) || locks.NotSent(err):
+		return Reply{Outcome: OutcomeFail, Error: err.Error()}
+	}
+	return Reply{Outcome: OutcomeInfo, Error: err.Error()}
+}
+
+// jsonable turns a RESP3 reply into JSON values: maps get string keys.
+func jsonable(v any) any {
+	switch x := v.(type) {
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonable(e)
+		}
+		return out
+	case map[any]any:
+		out := map[string]any{}
+		for k, e := range x {
+			out[fmt.Sprint(k)] = jsonable(e)
+		}
+		return out
+	}
+	return v
+}
+
+func monoOf(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return history.MonoNow() + int64(time.Until(t))
+}
+
+// arm sets the point to stop at; a request without one leaves it armed.
+func (d *driver) arm(point string) {
+	if point == "" {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.armed = point
+}
+
+// at is the lock's named-point hook: at the armed point the driver tells
+// the harness and stops itself; it goes on when continued (or dies there).
+func (d *driver) at(_ context.Context, point, key string) error {
+	d.mu.Lock()
+	hit := d.armed == point
+	if hit {
+		d.armed = ""
+	}
+	d.mu.Unlock()
+	if !hit {
+		return nil
+	}
+	d.emit(Event{Event: EventStopped, Point: point, Key: key})
+	return raiseStop()
+}
+
+// raiseStop stops the whole process before this goroutine runs another
+// instruction. Sent to the process, SIGSTOP may be taken by another thread
+// while this one returns and goes on (it once sent the very DEL it was
+// meant to hold back); sent to this thread with tgkill, it is taken on the
+// way out of the syscall, as C's raise() does.
+func raiseStop() error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return unix.Tgkill(os.Getpid(), unix.Gettid(), unix.SIGSTOP)
+}
+
+// Renewing and Renewed report the lock's watchdog renewals as events.
+func (d *driver) Renewing(l *locks.Lease) {
+	d.emit(Event{Event: EventRenew, Phase: PhaseInvoke, Lease: d.idOf(l)})
+}
+
+func (d *driver) Renewed(l *locks.Lease, err error) {
+	r := outcome(err)
+	ev := Event{Event: EventRenew, Phase: r.Outcome, Lease: d.idOf(l), Error: r.Error}
+	if err == nil {
+		ev.DeadlineMonoNS = monoOf(l.Deadline)
+	}
+	d.emit(ev)
+}
+
+func (d *driver) idOf(l *locks.Lease) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.ids[l]
+}
+
+func (d *driver) close() {
+	for _, c := range d.clients {
+		c.Close()
+	}
+	if d.resource != nil {
+		d.resource.Close()
+	}
+}

@@ -1,0 +1,118 @@
+// Package client runs lock users as OS processes. The harness (Process,
+// Start) talks to each one over a JSON-lines protocol on its stdin and
+// stdout, documented in docs/driver-protocol.md; Serve is the Go driver
+// behind `deadbolt client`. Because a client is a whole process, a pause is
+// a real SIGSTOP and a crash a real SIGKILL, the lock's own timers included.
+package client
+
+import "github.com/deadbolt-lab/deadbolt/cluster"
+
+// ProtocolVersion is the version a driver announces in its hello.
+const ProtocolVersion = 1
+
+// Request ops.
+const (
+	OpOpen     = "open"
+	OpAcquire  = "acquire"
+	OpRelease  = "release"
+	OpResource = "resource"
+)
+
+// Outcomes of a reply, as in the history: ok took effect, fail certainly
+// did not, info is unknown.
+const (
+	OutcomeOK   = "ok"
+	OutcomeFail = "fail"
+	OutcomeInfo = "info"
+)
+
+// Event kinds a driver writes on its own.
+const (
+	EventHello   = "hello"
+	EventRenew   = "renew"
+	EventLost    = "lost"
+	EventStopped = "stopped"
+	EventError   = "error"
+)
+
+// Request is one line from the harness. Every request has an id and an op;
+// the other fields belong to particular ops.
+type Request struct {
+	ID int64  `json:"id"`
+	Op string `json:"op"`
+	// Arm names a point inside the lock where the driver must stop itself
+	// (raise SIGSTOP) the next time it gets there. It may ride on any
+	// request and stays armed until reached.
+	Arm string `json:"arm,omitempty"`
+
+	// open
+	Lock      string             `json:"lock,omitempty"`
+	TTLMS     int64              `json:"ttl_ms,omitempty"`
+	Options   *LockOptions       `json:"options,omitempty"`
+	Endpoints *cluster.Endpoints `json:"endpoints,omitempty"`
+
+	// acquire and release
+	Key   string `json:"key,omitempty"`
+	Lease string `json:"lease,omitempty"`
+
+	// resource
+	Command []any `json:"command,omitempty"`
+}
+
+// LockOptions tune the lock a driver opens; zero fields take the lock's
+// defaults.
+type LockOptions struct {
+	TimeoutMS    int64 `json:"timeout_ms,omitempty"`
+	Retries      int   `json:"retries,omitempty"`
+	RetryDelayMS int64 `json:"retry_delay_ms,omitempty"`
+	WaitMS       int64 `json:"wait_ms,omitempty"`
+}
+
+// Reply answers the request with the same id.
+type Reply struct {
+	ID      int64  `json:"id"`
+	Outcome string `json:"outcome"`
+	Error   string `json:"error,omitempty"`
+	// Refused, on a failed acquire: the key was taken, as opposed to a
+	// service the lock could not reach.
+	Refused bool `json:"refused,omitempty"`
+
+	// acquire ok: what the lock says about its lease. Recorded, never
+	// trusted: the harness names and times leases itself.
+	Token          string `json:"token,omitempty"`
+	Fence          int64  `json:"fence,omitempty"`
+	Seq            int64  `json:"seq,omitempty"`
+	DeadlineMonoNS int64  `json:"deadline_mono_ns,omitempty"`
+
+	// resource ok: the Redis reply as JSON (integers, strings, null, arrays).
+	Reply any `json:"reply,omitempty"`
+}
+
+// Event is a line a driver writes on its own, without a request.
+type Event struct {
+	Event string `json:"event"`
+	// MonoNS is the driver's CLOCK_MONOTONIC reading when it happened.
+	MonoNS int64 `json:"mono_ns"`
+
+	// hello
+	Protocol int      `json:"protocol,omitempty"`
+	Driver   string   `json:"driver,omitempty"`
+	PID      int      `json:"pid,omitempty"`
+	Locks    []string `json:"locks,omitempty"`
+
+	// renew and lost
+	Lease string `json:"lease,omitempty"`
+	// Phase of a renewal: invoke before it is sent, then ok, fail or info.
+	Phase          string `json:"phase,omitempty"`
+	DeadlineMonoNS int64  `json:"deadline_mono_ns,omitempty"`
+
+	// stopped
+	Point string `json:"point,omitempty"`
+	Key   string `json:"key,omitempty"`
+
+	// error (a protocol violation by the harness, before the driver exits)
+	Error string `json:"error,omitempty"`
+}
+
+// PhaseInvoke is a renewal's first event.
+const PhaseInvoke = "invoke"

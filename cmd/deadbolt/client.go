@@ -1,0 +1,22 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"github.com/deadbolt-lab/deadbolt/client"
+)
+
+// cmdClient is `deadbolt client`: the Go driver of the client protocol
+// (docs/driver-protocol.md) on stdin and stdout. main starts it before the
+// harness's signal handling is set up: a client must die of the signals
+// the harness sends it, and its stdout carries nothing but protocol lines.
+func cmdClient(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		return badInput("deadbolt client takes no arguments: the harness sends everything over stdin")
+	}
+	if code := client.Serve(os.Stdin, stdout, stderr); code != 0 {
+		return exitError{code}
+	}
+	return nil
+}
