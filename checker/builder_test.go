@@ -2,7 +2,10 @@ package checker
 
 import (
 	"sort"
+	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/deadbolt-lab/deadbolt/history"
 )
@@ -11,15 +14,37 @@ import (
 func ms(n int64) int64 { return n * int64(time.Millisecond) }
 
 // builder writes histories for tests one operation at a time, with explicit
-// invoke and return times; ops() puts them in time order and numbers them.
+// invoke and return times; build() numbers them in the order they reached
+// the history: time order, save for late reports (reportedAt).
 type builder struct {
 	ops []history.Op
+	// recorded is when each op reached the history: its time, unless a
+	// client-stamped report arrived later (see reportedAt).
+	recorded []int64
 }
 
 func newHistory() *builder { return &builder{} }
 
+// add appends op; a lock op without a lease id takes its owner as one, as
+// tests name each lease once (use as to give a token apart from the lease).
 func (b *builder) add(op history.Op) *builder {
+	if op.F.IsLock() && op.Lease == "" {
+		op.Lease = op.Owner
+	}
 	b.ops = append(b.ops, op)
+	b.recorded = append(b.recorded, op.Time)
+	return b
+}
+
+// reportedAt records the last operation (invocation and completion) when
+// its report arrived at t, as for a client-stamped renewal: its ops then
+// follow, in index order, operations that happened after it.
+func (b *builder) reportedAt(t int64) *builder {
+	n := len(b.ops) - 1
+	b.recorded[n] = t
+	if n > 0 && b.ops[n].Type.Completes() && b.ops[n-1].Type == history.Invoke && b.ops[n-1].Process == b.ops[n].Process {
+		b.recorded[n-1] = t
+	}
 	return b
 }
 
@@ -39,7 +64,8 @@ func (b *builder) call(inv history.Op, done history.Type, ret int64, fill func(*
 	return b.add(c)
 }
 
-// acquire: an ok acquire with lease time ttl and validity deadline.
+// acquire: an ok acquire of lease owner with lease time ttl and the
+// validity deadline the lock claims (recorded, never trusted).
 func (b *builder) acquire(p int, key, owner string, inv, ret, ttl, deadline int64) *builder {
 	return b.call(history.Op{Time: inv, Process: p, F: history.Acquire, Key: key, Owner: owner, TTL: ttl}, history.OK, ret,
 		func(c *history.Op) { c.Deadline = deadline })
@@ -82,10 +108,98 @@ func (b *builder) fault(name, node string, start, end int64) *builder {
 }
 
 func (b *builder) build() []history.Op {
-	ops := append([]history.Op(nil), b.ops...)
-	sort.SliceStable(ops, func(i, j int) bool { return ops[i].Time < ops[j].Time })
-	for i := range ops {
+	order := make([]int, len(b.ops))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return b.recorded[order[i]] < b.recorded[order[j]] })
+	ops := make([]history.Op, len(b.ops))
+	for i, o := range order {
+		ops[i] = b.ops[o]
 		ops[i].Index = i
 	}
 	return ops
+}
+
+// token makes the last acquire's lock token tok, whatever its lease id: a
+// lock may report any token it likes.
+func (b *builder) token(tok string) *builder {
+	for i := len(b.ops) - 1; i >= 0; i-- {
+		if b.ops[i].F == history.Acquire {
+			b.ops[i].Owner = tok
+			if b.ops[i].Type == history.Invoke {
+				break
+			}
+		}
+	}
+	return b
+}
+
+// refused: an acquire refused because the key was taken.
+func (b *builder) refused(p int, key, lease string, inv, ret, ttl int64) *builder {
+	return b.call(history.Op{Time: inv, Process: p, F: history.Acquire, Key: key, Lease: lease, TTL: ttl}, history.Fail, ret,
+		func(c *history.Op) { c.Refused = true })
+}
+
+// read: a client's ok read of value under lease.
+func (b *builder) read(p int, key, lease string, value, inv, ret int64) *builder {
+	return b.call(history.Op{Time: inv, Process: p, F: history.Read, Key: key, Lease: lease}, history.OK, ret,
+		func(c *history.Op) { c.Value = history.Int(value) })
+}
+
+// write: a client's write of value under lease, ending t; an ok one
+// replaced prev.
+func (b *builder) write(t history.Type, p int, key, lease string, value, prev, inv, ret int64) *builder {
+	return b.call(history.Op{Time: inv, Process: p, F: history.Write, Key: key, Lease: lease, Value: history.Int(value)}, t, ret,
+		func(c *history.Op) {
+			c.Value = nil
+			if t == history.OK {
+				c.Prev = history.Int(prev)
+			}
+		})
+}
+
+// fencedRead and fencedWrite carry the lease's fencing token, as the
+// fenced workload sends it.
+func (b *builder) fencedRead(p int, key, lease string, fence, value, inv, ret int64) *builder {
+	return b.call(history.Op{Time: inv, Process: p, F: history.Read, Key: key, Lease: lease, Fence: fence}, history.OK, ret,
+		func(c *history.Op) { c.Value = history.Int(value) })
+}
+
+func (b *builder) fencedWrite(t history.Type, p int, key, lease string, fence, value, prev, inv, ret int64) *builder {
+	b.write(t, p, key, lease, value, prev, inv, ret)
+	for i := len(b.ops) - 1; i >= 0; i-- {
+		if b.ops[i].Type == history.Invoke {
+			b.ops[i].Fence = fence
+			break
+		}
+	}
+	return b
+}
+
+// increment: a read of v then an ok write of v+1 over prev, under lease.
+func (b *builder) increment(p int, key, lease string, v, prev, inv, ret int64) *builder {
+	return b.read(p, key, lease, v, inv, inv+ms(1)).write(history.OK, p, key, lease, v+1, prev, inv+ms(2), ret)
+}
+
+// setup and final: the harness's own write and read of a resource key.
+func (b *builder) setup(key string, value, t int64) *builder {
+	return b.call(history.Op{Time: t, Process: history.HarnessProcess, F: history.Write, Key: key, Value: history.Int(value)}, history.OK, t, nil)
+}
+
+func (b *builder) final(key string, value, t int64) *builder {
+	return b.call(history.Op{Time: t, Process: history.HarnessProcess, F: history.Read, Key: key}, history.OK, t,
+		func(c *history.Op) { c.Value = history.Int(value) })
+}
+
+// order: a purchase for the user of key under lease.
+func (b *builder) order(t history.Type, p int, key, lease string, inv, ret int64) *builder {
+	return b.call(history.Op{Time: inv, Process: p, F: history.Order, Key: key, Lease: lease}, t, ret, nil)
+}
+
+func run(t *testing.T, name string, ops []history.Op) Result {
+	t.Helper()
+	in, err := NewInput(ops)
+	require.NoError(t, err)
+	return registry[name].build(Options{}).Check(in)
 }

@@ -1,24 +1,27 @@
 // Package checker turns a recorded history into a verdict on the lock that
-// produced it. Everything here is a pure function of []history.Op: no I/O,
-// no Redis, no clock, so a history.jsonl saved by a run can be checked again
-// later and give the same answer.
+// produced it, and on what it did to the data it protected. Everything here
+// is a pure function of []history.Op: no I/O, no Redis, no clock, so a
+// history.jsonl saved by a run can be checked again later and give the same
+// answer.
 //
-// Two checkers look at the lock from two sides:
+// The judge does not take the lock's word (windows.go): leases are named
+// by the harness, and holding windows are computed from the harness's clock
+// and the configured TTL; tokens and deadlines the lock reports are shown,
+// never used.
 //
-//   - the double-hold sweep (holds.go) asks whether two clients ever believed
-//     they held the same key at the same time, using each lease's client-side
-//     validity deadline. This is the failure users see.
-//   - the lease-lock model (leaselock.go) asks whether some order of the lock
-//     operations, each taking effect between its invoke and its return, is
-//     legal for a lock whose leases expire. It catches a server that granted
-//     a key while the previous lease could not yet have expired, even when
-//     clients happened not to overlap.
+// Each property is one Checker, registered by name, run over a shared Input
+// and composed by Check as Jepsen composes checkers (invalid > unknown >
+// valid; a check with nothing to judge does not vote):
+//
+//   - double-holds: two leases whose windows overlap on one key.
+//   - lease-lock: a porcupine model of a lease lock; catches a grant while
+//     the previous lease could not yet have expired, even when clients
+//     happened not to overlap.
+//   - liveness: a key that stays taken when no lease can explain it.
+//   - lost-updates, fencing, orders: what the resource suffered.
 //
 // Leases make a plain mutex model wrong: expiry is an implicit release that
-// never appears in the history. Both checkers therefore treat a handoff after
+// never appears in the history. The checkers therefore treat a handoff after
 // a lease ran out as legal, and keep "unknown" (timed out, too little
 // happened, malformed history) apart from "valid".
-//
-// Check composes them, Jepsen-style, into one Result; faults.go names the
-// nemesis faults that were active when something went wrong.
 package checker

@@ -2,9 +2,9 @@ package checker
 
 import (
 	"math"
+	"time"
 
 	"github.com/deadbolt-lab/deadbolt/history"
-	"time"
 )
 
 // never stands for a time that is not reached: an expiry of a lease without
@@ -16,7 +16,11 @@ func at(t int64) string {
 	if t == never {
 		return "∞"
 	}
-	return time.Duration(t).String()
+	d := time.Duration(t)
+	if d >= time.Second || d <= -time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Microsecond).String()
 }
 
 // historyEnd is the time of the last operation, where open windows and

@@ -24,9 +24,11 @@ import (
 // input because expiry is measured from the moment the server may have
 // granted, which is no earlier than the invocation.
 type lockInput struct {
-	F       history.F // acquire, release or renew
-	Key     string
-	Owner   string
+	F   history.F // acquire, release or renew
+	Key string
+	// Lease is the harness's name of the grant: the model's only identity.
+	Lease   string
+	Owner   string // the lock's token, for humans
 	Process int
 	TTL     int64
 	Call    int64
@@ -40,12 +42,12 @@ type lockOutput struct {
 	Return int64        // never when the outcome is unknown
 }
 
-// leaseState is one key: free, or held by Owner with a lease granted (or
+// leaseState is one key: free, or held by Lease with a lease granted (or
 // last renewed) no earlier than Granted, which expires somewhere in
 // [Earliest, Latest].
 type leaseState struct {
 	Held     bool
-	Owner    string
+	Lease    string
 	TTL      int64
 	Granted  int64
 	Earliest int64
@@ -56,12 +58,12 @@ func (s leaseState) String() string {
 	if !s.Held {
 		return "free"
 	}
-	return fmt.Sprintf("held by %s, expiring between %s and %s", s.Owner, at(s.Earliest), at(s.Latest))
+	return fmt.Sprintf("held by %s, expiring between %s and %s", s.Lease, at(s.Earliest), at(s.Latest))
 }
 
 // grant is the state after in took the lock, or nothing when the current
 // lease cannot have expired by the latest moment of the grant. Re-acquiring
-// one's own lease is allowed: it excludes nobody.
+// under the same lease id is allowed: it excludes nobody.
 //
 // The grant happened no earlier than the invocation, nor than the moment
 // the lease it replaced could first expire. The second bound matters for
@@ -70,14 +72,14 @@ func (s leaseState) String() string {
 // it would look expired early and excuse the next grant.
 func grant(s leaseState, in lockInput, out lockOutput) []any {
 	from := in.Call
-	if s.Held && s.Owner != in.Owner {
+	if s.Held && s.Lease != in.Lease {
 		if s.Earliest > out.Return {
 			return nil
 		}
 		from = max(from, s.Earliest)
 	}
 	from = max(from, s.Granted)
-	return []any{leaseState{Held: true, Owner: in.Owner, TTL: in.TTL, Granted: from,
+	return []any{leaseState{Held: true, Lease: in.Lease, TTL: in.TTL, Granted: from,
 		Earliest: expiry(from, in.TTL), Latest: expiry(out.Return, in.TTL)}}
 }
 
@@ -102,7 +104,7 @@ func stepLease(s leaseState, in lockInput, out lockOutput) []any {
 		return []any{s}
 	}
 	var took []any
-	mine := s.Held && s.Owner == in.Owner
+	mine := s.Held && s.Lease == in.Lease
 	switch in.F {
 	case history.Acquire:
 		took = grant(s, in, out)
@@ -135,7 +137,7 @@ var leaseModel = porcupine.NondeterministicModel{
 	Hash: func(state any) uint64 { return maphash.Comparable(stateSeed, state.(leaseState)) },
 	DescribeOperation: func(input, output any) string {
 		in, out := input.(lockInput), output.(lockOutput)
-		return fmt.Sprintf("%s %s → %s", in.F, in.Owner, out.Type)
+		return fmt.Sprintf("%s %s → %s", in.F, in.Lease, out.Type)
 	},
 	DescribeState: func(state any) string { return state.(leaseState).String() },
 	DescribeOperationMetadata: func(info any) string {
@@ -177,6 +179,9 @@ func partitionByKey(ops []porcupine.Operation) ([]string, [][]porcupine.Operatio
 // key is illegal. They are: info renewals (a later expiry never excuses
 // anything), and info acquires whose owner appears in no other operation on
 // the key (a lease nobody releases or renews only blocks others).
+//
+// Leases are told apart by their harness lease id, never by the lock's
+// token: a lock that hands every client the same token is still caught.
 func lockOperations(pairs []history.Operation) []porcupine.Operation {
 	var ins []lockInput
 	var outs []lockOutput
@@ -186,7 +191,7 @@ func lockOperations(pairs []history.Operation) []porcupine.Operation {
 		if inv.F != history.Acquire && inv.F != history.Release && inv.F != history.Renew {
 			continue
 		}
-		in := lockInput{F: inv.F, Key: inv.Key, Owner: inv.Owner, Process: inv.Process, TTL: inv.TTL, Call: inv.Time, Index: inv.Index}
+		in := lockInput{F: inv.F, Key: inv.Key, Lease: inv.Lease, Owner: inv.Owner, Process: inv.Process, TTL: inv.TTL, Call: inv.Time, Index: inv.Index}
 		out := lockOutput{Type: p.Outcome(), Return: never}
 		if c := p.Complete; c != nil {
 			in.Owner, in.TTL = firstOf(in.Owner, c.Owner), firstOf(in.TTL, c.TTL)
@@ -195,12 +200,12 @@ func lockOperations(pairs []history.Operation) []porcupine.Operation {
 			}
 		}
 		ins, outs = append(ins, in), append(outs, out)
-		uses[leaseID{in.Key, in.Owner}]++
+		uses[leaseID{in.Key, in.Lease}]++
 	}
 	var ops []porcupine.Operation
 	for i, in := range ins {
 		if outs[i].Type == history.Info {
-			if in.F == history.Renew || (in.F == history.Acquire && uses[leaseID{in.Key, in.Owner}] == 1) {
+			if in.F == history.Renew || (in.F == history.Acquire && uses[leaseID{in.Key, in.Lease}] == 1) {
 				continue
 			}
 		}
@@ -212,11 +217,45 @@ func lockOperations(pairs []history.Operation) []porcupine.Operation {
 	return ops
 }
 
+type leaseID struct{ key, lease string }
+
+func init() {
+	Register("lease-lock", "a porcupine model of a lock whose leases expire: is there a legal order of every lock operation?",
+		func(o Options) Checker { return leaseLockChecker{timeout: o.timeout()} })
+}
+
+type leaseLockChecker struct{ timeout time.Duration }
+
+func (c leaseLockChecker) Check(in *Input) Result {
+	r := newResult("lease-lock")
+	ll := checkLeaseLock(in.Pairs, in.Faults, c.timeout)
+	r.Verdict, r.Details = ll.Verdict, &ll
+	for i, k := range ll.FailedKeys {
+		r.Anomalies = append(r.Anomalies, Anomaly{Kind: KindNoLegalOrder, At: ll.FailedAt[i], Key: k, Text: ll.Anomalies[i]})
+	}
+	switch ll.Verdict {
+	case Invalid:
+		noun := "key"
+		if len(ll.FailedKeys) > 1 {
+			noun = "keys"
+		}
+		r.Reason = fmt.Sprintf("no legal lease-lock order for %s %s.", noun, quoteAll(ll.FailedKeys))
+	case Unknown:
+		r.Reason = fmt.Sprintf("the lease-lock model check hit its %s time limit, so the history is neither proven valid nor invalid.", c.timeout)
+	default:
+		r.Reason = fmt.Sprintf("a legal lease-lock order explains all %s on %s.", plural(ll.Operations, "lock operation"), plural(ll.Keys, "key"))
+	}
+	return r
+}
+
 // LeaseLockResult is the lease-lock model's answer.
 type LeaseLockResult struct {
 	Verdict Verdict `json:"verdict"`
 	// FailedKeys are the keys no legal order explains.
 	FailedKeys []string `json:"failed_keys,omitempty"`
+	// FailedAt is when each failed key's trouble starts: the call of the
+	// first operation its longest legal order could not place.
+	FailedAt []int64 `json:"-"`
 	// Anomalies explain each failed key: the longest legal order found, the
 	// state it leaves, and the operations that cannot come next.
 	Anomalies  []string `json:"anomalies,omitempty"`
@@ -262,6 +301,7 @@ func checkLeaseLock(pairs []history.Operation, faults []FaultWindow, timeout tim
 			// A key that passed has a complete linearization among its partials.
 			if best := longest(partials[i]); len(best) < len(part) {
 				r.FailedKeys = append(r.FailedKeys, keys[i])
+				r.FailedAt = append(r.FailedAt, stuckAt(part, best))
 				r.Anomalies = append(r.Anomalies, explain(model, keys[i], part, best, timedOut))
 			}
 		}
@@ -346,12 +386,8 @@ func describeStates(state any) string {
 
 func describeLockOp(op porcupine.Operation) string {
 	in, out := op.Input.(lockInput), op.Output.(lockOutput)
-	owner := ""
-	if in.Owner != "" {
-		owner = " by " + in.Owner
-	}
-	return fmt.Sprintf("process %d %s%s %s in [%s, %s] (invoked as op %d)",
-		in.Process, in.F, owner, out.Type, at(in.Call), at(out.Return), in.Index)
+	return fmt.Sprintf("process %d %s of lease %s %s in [%s, %s] (invoked as op %d)",
+		in.Process, in.F, in.Lease, out.Type, at(in.Call), at(out.Return), in.Index)
 }
 
 func listSome(items []string, n int) string {
@@ -369,4 +405,19 @@ func (r LeaseLockResult) WriteVisualization(w io.Writer) error {
 		return errors.New("the lease-lock model did not run")
 	}
 	return porcupine.Visualize(r.model, r.info, w)
+}
+
+// stuckAt is the earliest call among the operations a prefix left out.
+func stuckAt(part []porcupine.Operation, prefix []int) int64 {
+	done := make([]bool, len(part))
+	for _, id := range prefix {
+		done[id] = true
+	}
+	first := int64(never)
+	for id, op := range part {
+		if !done[id] {
+			first = min(first, op.Call)
+		}
+	}
+	return first
 }

@@ -20,11 +20,12 @@ func leaseLock(t *testing.T, b *builder) LeaseLockResult {
 }
 
 func TestLeaseLockGrantBeforeExpiryIsIllegal(t *testing.T) {
-	// a's client gave up early (deadline 50ms), so clients never overlap,
-	// but the server granted b at 110ms at the latest while a's lease,
-	// granted no earlier than 0, lasted at least until 1s.
+	// a's client gave up at 50ms (its release failed), so clients never
+	// overlap, but the server granted b at 110ms at the latest while a's
+	// lease, granted no earlier than 0, lasted at least until 1s.
 	b := newHistory().
-		acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(50)).
+		acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(990)).
+		release(history.Fail, 1, "k", "a", ms(50), ms(60)).
 		acquire(2, "k", "b", ms(100), ms(110), ms(1000), ms(1000)).
 		acquire(3, "other", "c", ms(0), ms(10), ms(1000), ms(1000))
 	assert.Empty(t, doubleHolds(t, b.build()), "the sweep cannot see this one")
@@ -35,9 +36,9 @@ func TestLeaseLockGrantBeforeExpiryIsIllegal(t *testing.T) {
 	require.Len(t, r.Anomalies, 1)
 	assert.Contains(t, r.Anomalies[0], `key "k" has no legal lease-lock order`)
 	assert.Contains(t, r.Anomalies[0], "held by a, expiring between 1s and 1.01s")
-	assert.Contains(t, r.Anomalies[0], "process 2 acquire by b ok in [100ms, 110ms]")
+	assert.Contains(t, r.Anomalies[0], "process 2 acquire of lease b ok in [100ms, 110ms]")
 	assert.Equal(t, 2, r.Keys)
-	assert.Equal(t, 3, r.Operations)
+	assert.Equal(t, 4, r.Operations)
 }
 
 func TestLeaseLockInfoAcquireDoesNotExcuseAnEarlyGrant(t *testing.T) {
@@ -73,7 +74,7 @@ func TestLeaseLockExplainsIllegalFirstOperation(t *testing.T) {
 	assert.Equal(t, Invalid, r.Verdict)
 	require.Len(t, r.Anomalies, 1)
 	assert.Contains(t, r.Anomalies[0], "no operation can come first from a free lock")
-	assert.Contains(t, r.Anomalies[0], "process 1 release by a ok in [0s, 10ms]")
+	assert.Contains(t, r.Anomalies[0], "process 1 release of lease a ok in [0s, 10ms]")
 }
 
 func TestLeaseLockReleaseOfALostLeaseIsIllegal(t *testing.T) {
@@ -165,17 +166,17 @@ func TestLeaseLockLegalHistories(t *testing.T) {
 }
 
 func TestStepLeaseInfoKeepsBothOutcomes(t *testing.T) {
-	held := leaseState{Held: true, Owner: "a", TTL: ms(100), Granted: ms(0), Earliest: ms(100), Latest: ms(110)}
-	in := lockInput{F: history.Release, Key: "k", Owner: "a", Call: ms(20)}
+	held := leaseState{Held: true, Lease: "a", TTL: ms(100), Granted: ms(0), Earliest: ms(100), Latest: ms(110)}
+	in := lockInput{F: history.Release, Key: "k", Lease: "a", Call: ms(20)}
 	assert.Equal(t, []any{held, leaseState{}}, stepLease(held, in, lockOutput{Type: history.Info, Return: never}))
 	assert.Equal(t, []any{held}, stepLease(held, in, lockOutput{Type: history.Fail, Return: ms(30)}))
-	in.Owner = "b"
+	in.Lease = "b"
 	assert.Empty(t, stepLease(held, in, lockOutput{Type: history.OK, Return: ms(30)}))
 	assert.Equal(t, []any{held}, stepLease(held, in, lockOutput{Type: history.Info, Return: never}))
 
-	acq := lockInput{F: history.Acquire, Key: "k", Owner: "b", TTL: ms(100), Call: ms(20)}
+	acq := lockInput{F: history.Acquire, Key: "k", Lease: "b", TTL: ms(100), Call: ms(20)}
 	// b's grant cannot precede a's earliest expiry, so b's lease is dated from there.
-	assert.Equal(t, []any{held, leaseState{Held: true, Owner: "b", TTL: ms(100), Granted: ms(100), Earliest: ms(200), Latest: never}},
+	assert.Equal(t, []any{held, leaseState{Held: true, Lease: "b", TTL: ms(100), Granted: ms(100), Earliest: ms(200), Latest: never}},
 		stepLease(held, acq, lockOutput{Type: history.Info, Return: never}))
 }
 

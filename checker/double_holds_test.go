@@ -2,6 +2,7 @@ package checker
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -38,8 +39,8 @@ func TestDoubleHoldWithinValidity(t *testing.T) {
 
 	require.Equal(t, []DoubleHold{{
 		Key:          "k",
-		First:        Hold{Process: 1, Owner: "a", Fence: 7, AcquiredAt: ms(10), Until: ms(500), AcquireIndex: okIndex(t, ops, history.Acquire, "a")},
-		Second:       Hold{Process: 2, Owner: "b", Fence: 8, AcquiredAt: ms(110), Until: ms(700), AcquireIndex: okIndex(t, ops, history.Acquire, "b")},
+		First:        Hold{Lease: "a", Process: 1, Owner: "a", Fence: 7, AcquiredAt: ms(10), Until: ms(500), AcquireIndex: okIndex(t, ops, history.Acquire, "a")},
+		Second:       Hold{Lease: "b", Process: 2, Owner: "b", Fence: 8, AcquiredAt: ms(110), Until: ms(700), AcquireIndex: okIndex(t, ops, history.Acquire, "b")},
 		OverlapStart: ms(110),
 		OverlapEnd:   ms(500),
 	}}, doubleHolds(t, ops))
@@ -57,16 +58,16 @@ func TestDoubleHoldNamesFaultWindow(t *testing.T) {
 	require.Len(t, dh, 1)
 	assert.Equal(t, []string{"isolate-primary(redis-1)"}, dh[0].Faults)
 	assert.Equal(t, ms(110), dh[0].OverlapStart)
-	assert.Equal(t, ms(900), dh[0].OverlapEnd, "without releases, a's hold ends at its deadline")
+	assert.Equal(t, ms(1000), dh[0].OverlapEnd, "without releases, a's hold ends at its invocation + TTL, whatever deadline it claimed")
 	assert.Contains(t, dh[0].String(), "during isolate-primary(redis-1)")
 	assert.Contains(t, dh[0].String(), `double hold on key "k"`)
 }
 
 func TestEveryOverlappingPairIsReported(t *testing.T) {
 	ops := newHistory().
-		acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(300)).
-		acquire(2, "k", "b", ms(20), ms(30), ms(1000), ms(200)).
-		acquire(3, "k", "c", ms(40), ms(50), ms(1000), ms(100)).
+		acquire(1, "k", "a", ms(0), ms(10), ms(300), ms(300)).
+		acquire(2, "k", "b", ms(20), ms(30), ms(180), ms(200)).
+		acquire(3, "k", "c", ms(40), ms(50), ms(60), ms(100)).
 		build()
 
 	var got [][3]any
@@ -115,7 +116,7 @@ func TestNoDoubleHold(t *testing.T) {
 			release(history.OK, 1, "k", "a", ms(150), ms(160)).
 			acquire(2, "k", "b", ms(170), ms(180), ms(100), ms(260)),
 		"holds touching at one instant": newHistory().
-			acquire(1, "k", "a", ms(0), ms(10), ms(100), ms(50)).
+			acquire(1, "k", "a", ms(0), ms(10), ms(50), ms(50)).
 			acquire(2, "k", "b", ms(40), ms(50), ms(100), ms(140)),
 	}
 	for name, b := range cases {
@@ -135,15 +136,17 @@ func TestRenewalMovesTheDeadline(t *testing.T) {
 
 	dh := doubleHolds(t, ops)
 	require.Len(t, dh, 1)
-	assert.Equal(t, Hold{Process: 1, Owner: "a", AcquiredAt: ms(10), Until: ms(140), AcquireIndex: okIndex(t, ops, history.Acquire, "a")}, dh[0].First)
-	assert.Equal(t, [2]int64{ms(110), ms(140)}, [2]int64{dh[0].OverlapStart, dh[0].OverlapEnd})
+	assert.Equal(t, Hold{Lease: "a", Process: 1, Owner: "a", AcquiredAt: ms(10), Until: ms(150), AcquireIndex: okIndex(t, ops, history.Acquire, "a")}, dh[0].First,
+		"renewed at 50ms: held until 150ms, whatever deadline the lock claimed")
+	assert.Equal(t, [2]int64{ms(110), ms(150)}, [2]int64{dh[0].OverlapStart, dh[0].OverlapEnd})
 }
 
 func TestLateRenewalRevivesLeaseFromItsOk(t *testing.T) {
-	// a's renewal returns after its deadline: a held nothing from 90 to 120.
+	// a's renewal is sent after its window closed at 100: a held nothing
+	// from 100 until the renewal's ok at 120.
 	ops := newHistory().
 		acquire(1, "k", "a", ms(0), ms(10), ms(100), ms(90)).
-		renew(1, "k", "a", ms(80), ms(120), ms(100), ms(170)).
+		renew(1, "k", "a", ms(105), ms(120), ms(100), ms(170)).
 		acquire(2, "k", "b", ms(95), ms(100), ms(100), ms(180)).
 		build()
 
@@ -151,25 +154,89 @@ func TestLateRenewalRevivesLeaseFromItsOk(t *testing.T) {
 	require.NoError(t, err)
 	acq := okIndex(t, ops, history.Acquire, "a")
 	assert.Equal(t, []Hold{
-		{Process: 1, Owner: "a", AcquiredAt: ms(10), Until: ms(90), AcquireIndex: acq},
-		{Process: 2, Owner: "b", AcquiredAt: ms(100), Until: ms(180), AcquireIndex: okIndex(t, ops, history.Acquire, "b")},
-		{Process: 1, Owner: "a", AcquiredAt: ms(120), Until: ms(170), AcquireIndex: acq},
+		{Lease: "a", Process: 1, Owner: "a", AcquiredAt: ms(10), Until: ms(100), AcquireIndex: acq},
+		{Lease: "b", Process: 2, Owner: "b", AcquiredAt: ms(100), Until: ms(195), AcquireIndex: okIndex(t, ops, history.Acquire, "b")},
+		{Lease: "a", Process: 1, Owner: "a", AcquiredAt: ms(120), Until: ms(205), AcquireIndex: acq},
 	}, holds["k"])
 
 	dh := doubleHolds(t, ops)
 	require.Len(t, dh, 1)
-	assert.Equal(t, [2]int64{ms(120), ms(170)}, [2]int64{dh[0].OverlapStart, dh[0].OverlapEnd})
+	assert.Equal(t, [2]int64{ms(120), ms(195)}, [2]int64{dh[0].OverlapStart, dh[0].OverlapEnd})
 }
 
-func TestHoldWithoutDeadlineFallsBackToTTL(t *testing.T) {
-	// No recorded deadline: the lease is valid until invoke + TTL.
+// The window runs to invocation + configured TTL: a deadline the lock
+// claims, absent, short or far in the future, changes nothing.
+func TestWindowIgnoresTheDeadlineTheLockClaims(t *testing.T) {
+	for _, claimed := range []int64{0, ms(50), ms(100_000)} {
+		ops := newHistory().
+			acquire(1, "k", "a", ms(5), ms(10), ms(100), claimed).
+			build()
+		holds, err := Holds(ops)
+		require.NoError(t, err)
+		require.Len(t, holds["k"], 1)
+		assert.Equal(t, ms(105), holds["k"][0].Until, "claimed %s", time.Duration(claimed))
+	}
+	// A lying deadline does not hide an overlap either.
 	ops := newHistory().
-		acquire(1, "k", "a", ms(5), ms(10), ms(100), 0).
+		acquire(1, "k", "a", ms(0), ms(10), ms(100), ms(20)).
+		acquire(2, "k", "b", ms(50), ms(60), ms(100), ms(150)).
 		build()
-	holds, err := Holds(ops)
+	require.Len(t, doubleHolds(t, ops), 1)
+}
+
+// A lock that reports one token for every client is judged by the
+// harness's lease ids: the same token on two overlapping leases is still a
+// double hold, and no legal order explains it.
+func TestSharedTokenIsStillTwoLeases(t *testing.T) {
+	ops := newHistory().
+		acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(990)).token("same").
+		acquire(2, "k", "b", ms(100), ms(110), ms(1000), ms(1090)).token("same").
+		build()
+	dh := doubleHolds(t, ops)
+	require.Len(t, dh, 1)
+	assert.Equal(t, "same", dh[0].First.Owner)
+	assert.Equal(t, "same", dh[0].Second.Owner)
+	assert.Equal(t, [2]string{"a", "b"}, [2]string{dh[0].First.Lease, dh[0].Second.Lease})
+	r, err := LeaseLock(ops, 0)
 	require.NoError(t, err)
-	require.Len(t, holds["k"], 1)
-	assert.Equal(t, ms(105), holds["k"][0].Until)
+	assert.Equal(t, Invalid, r.Verdict)
+}
+
+// A lease that arrives after its TTL passed has no window: it is no double
+// hold (the lock service kept the key for no one), it is counted, and a
+// client that used it anyway is for the resource checkers.
+func TestLeaseGrantedAfterItsTTLHasNoWindow(t *testing.T) {
+	ops := newHistory().
+		acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(990)).
+		acquire(2, "k", "late", ms(20), ms(1500), ms(100), ms(100_000)).
+		build()
+	in, err := NewInput(ops)
+	require.NoError(t, err)
+	assert.Empty(t, findDoubleHolds(in.Holds, nil))
+	assert.Equal(t, []string{"late"}, in.ExpiredOnArrival)
+	assert.Len(t, in.Holds["k"], 1)
+
+	r := run(t, "double-holds", ops)
+	assert.Equal(t, Valid, r.Verdict)
+	assert.Contains(t, r.Reason, "1 lease arrived after the TTL had passed (no holding window)")
+	assert.Equal(t, 1, Check(ops, Options{}).Stats.ExpiredOnArrival)
+}
+
+// Renewals are stamped by the client and may be recorded after later
+// operations: the windows follow their times, not their indexes.
+func TestClientStampedRenewalRecordedLateStillExtends(t *testing.T) {
+	ops := []history.Op{
+		{Index: 0, Time: ms(0), Type: history.Invoke, Process: 1, F: history.Acquire, Key: "k", Lease: "a", TTL: ms(100)},
+		{Index: 1, Time: ms(10), Type: history.OK, Process: 1, F: history.Acquire, Key: "k", Lease: "a", TTL: ms(100)},
+		{Index: 2, Time: ms(120), Type: history.Invoke, Process: 2, F: history.Acquire, Key: "k", Lease: "b", TTL: ms(100)},
+		{Index: 3, Time: ms(130), Type: history.OK, Process: 2, F: history.Acquire, Key: "k", Lease: "b", TTL: ms(100)},
+		// a's watchdog renewed at 60ms; its report came after b's grant.
+		{Index: 4, Time: ms(60), Stamp: history.StampClient, Type: history.Invoke, Process: 3, F: history.Renew, Key: "k", Lease: "a", TTL: ms(100)},
+		{Index: 5, Time: ms(62), Stamp: history.StampClient, Type: history.OK, Process: 3, F: history.Renew, Key: "k", Lease: "a", TTL: ms(100)},
+	}
+	dh := doubleHolds(t, ops)
+	require.Len(t, dh, 1, "a held until 160ms")
+	assert.Equal(t, [2]int64{ms(130), ms(160)}, [2]int64{dh[0].OverlapStart, dh[0].OverlapEnd})
 }
 
 func TestDoubleHoldsRejectsMalformedHistory(t *testing.T) {

@@ -1,0 +1,148 @@
+package checker
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// Checker judges one property of a history. A new checker is one file
+// with one Register call.
+type Checker interface {
+	Check(in *Input) Result
+}
+
+// Input is the shared analysis of one history, computed once for every
+// checker: the paired operations, the fault windows, and the holding
+// windows the harness computes itself (see windows.go).
+type Input struct {
+	Ops    []history.Op
+	Pairs  []history.Operation
+	Faults []FaultWindow
+	// Holds are the holding windows per key, in order of acquisition.
+	Holds map[string][]Hold
+	// ExpiredOnArrival lists leases granted after their TTL had passed.
+	ExpiredOnArrival []string
+	End              int64
+
+	byLease map[string][]Hold
+}
+
+// NewInput analyses a history; it fails only when operations cannot be
+// paired.
+func NewInput(ops []history.Op) (*Input, error) {
+	pairs, err := history.Pair(ops)
+	if err != nil {
+		return nil, err
+	}
+	in := &Input{Ops: ops, Pairs: pairs, Faults: FaultWindows(ops), End: historyEnd(ops)}
+	in.Holds, in.ExpiredOnArrival = holdsByKey(pairs, in.End)
+	in.byLease = map[string][]Hold{}
+	for _, hs := range in.Holds {
+		for _, h := range hs {
+			in.byLease[h.Lease] = append(in.byLease[h.Lease], h)
+		}
+	}
+	return in, nil
+}
+
+// LeaseHolds are the holding windows of one lease.
+func (in *Input) LeaseHolds(lease string) []Hold { return in.byLease[lease] }
+
+// Holding reports whether lease was held at t.
+func (in *Input) Holding(lease string, t int64) bool {
+	for _, h := range in.byLease[lease] {
+		if h.AcquiredAt <= t && t < h.Until {
+			return true
+		}
+	}
+	return false
+}
+
+// Result is one checker's verdict with its evidence.
+type Result struct {
+	Checker string  `json:"checker"`
+	Verdict Verdict `json:"verdict"`
+	// Reason says why, in one sentence.
+	Reason string `json:"reason"`
+	// Applicable is false when there was nothing to judge (fencing for a
+	// lock without tokens): the reason says why and the result does not vote.
+	Applicable bool             `json:"applicable"`
+	Anomalies  []Anomaly        `json:"anomalies"`
+	Metrics    map[string]int64 `json:"metrics,omitempty"`
+	Details    any              `json:"details,omitempty"`
+}
+
+// Anomaly is one thing found wrong, of a kind a report can group by.
+type Anomaly struct {
+	Kind   string   `json:"kind"`
+	At     int64    `json:"at"`
+	Key    string   `json:"key,omitempty"`
+	Leases []string `json:"leases,omitempty"`
+	Text   string   `json:"text"`
+}
+
+// Anomaly kinds.
+const (
+	KindDoubleHold         = "double-hold"
+	KindNoLegalOrder       = "no-legal-order"
+	KindLiveness           = "liveness"
+	KindLostUpdate         = "lost-update"
+	KindFenceBackwards     = "fence-backwards"
+	KindStaleWriteAccepted = "stale-write-accepted"
+	KindDuplicateOrder     = "duplicate-order"
+	KindOversold           = "oversold"
+)
+
+func newResult(name string) Result {
+	return Result{Checker: name, Verdict: Valid, Applicable: true, Anomalies: []Anomaly{}, Metrics: map[string]int64{}}
+}
+
+type entry struct {
+	summary string
+	build   func(Options) Checker
+}
+
+var registry = map[string]entry{}
+
+// Register makes a checker selectable by name; checker files call it from init.
+func Register(name, summary string, build func(Options) Checker) {
+	if _, dup := registry[name]; dup {
+		panic("checker: duplicate " + name)
+	}
+	registry[name] = entry{summary, build}
+}
+
+// Names lists the registered checkers, sorted.
+func Names() []string { return slices.Sorted(maps.Keys(registry)) }
+
+// Summary is a registered checker's one-line description.
+func Summary(name string) string { return registry[name].summary }
+
+// Lookup checks that the named checker exists.
+func Lookup(name string) error {
+	if _, ok := registry[name]; !ok {
+		return fmt.Errorf("unknown checker %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return nil
+}
+
+// DefaultCheckers judge the lock service itself; every workload runs them.
+var DefaultCheckers = []string{"double-holds", "lease-lock", "liveness"}
+
+// sortAnomalies orders anomalies by time, then kind and key.
+func sortAnomalies(as []Anomaly) {
+	sort.SliceStable(as, func(i, j int) bool {
+		if as[i].At != as[j].At {
+			return as[i].At < as[j].At
+		}
+		if as[i].Kind != as[j].Kind {
+			return as[i].Kind < as[j].Kind
+		}
+		return as[i].Key < as[j].Key
+	})
+}

@@ -1,0 +1,194 @@
+package checker
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+func init() {
+	Register("fencing", "fencing tokens that grow with every grant, and a resource that refuses every access older than one it has seen",
+		func(Options) Checker { return fencing{} })
+}
+
+// fencing judges Kleppmann's remedy, end to end. It is invalid when
+//
+//   - tokens go backwards: a lease whose acquire began after another's
+//     completed carries a token no higher, so the resource cannot tell
+//     the stale holder; or
+//   - a stale write slipped past the fence: the resource took a write after
+//     it had acknowledged an access with a higher token on the same key.
+//
+// A write under a superseded lease that the resource took before the newer
+// holder touched it is no failure: the fence cannot know yet, and the newer
+// holder then reads what it wrote: it is only counted, as are the stale
+// accesses the resource rejected. What the data lost is the lost-updates
+// checker's to say. A lock without tokens is reported as
+// unfenced, never as fenced.
+type fencing struct{}
+
+// fenceGrant is an ok acquire as fencing sees it.
+type fenceGrant struct {
+	lease   string
+	inv, ok int64
+	fence   int64
+}
+
+// access is an ok resource operation under a lease, with the token it carried.
+type access struct {
+	op    history.Operation
+	fence int64
+}
+
+func (fencing) Check(in *Input) Result {
+	r := newResult("fencing")
+	grants := map[string][]fenceGrant{} // key -> ok acquires
+	leases := map[string]fenceGrant{}   // lease -> its grant
+	tokens := 0
+	for _, p := range in.Pairs {
+		inv := p.Invoke
+		if inv.F != history.Acquire || p.Outcome() != history.OK {
+			continue
+		}
+		g := fenceGrant{lease: inv.Lease, inv: inv.Time, ok: p.Complete.Time, fence: firstOf(p.Complete.Fence, inv.Fence)}
+		if g.fence != 0 {
+			tokens++
+		}
+		grants[inv.Key] = append(grants[inv.Key], g)
+		leases[inv.Lease] = g
+	}
+	if tokens == 0 {
+		r.Applicable = false
+		r.Reason = "no fencing: the lock hands out no fencing tokens, so the resource could not reject a stale write."
+		return r
+	}
+	for key, gs := range grants {
+		r.Anomalies = append(r.Anomalies, backwards(key, gs)...)
+	}
+	backward := len(r.Anomalies)
+
+	var rejectedWrites, rejectedReads int64
+	accesses := map[string][]access{} // key -> ok client reads and writes
+	for _, p := range in.Pairs {
+		inv := p.Invoke
+		if inv.Process < 0 || (inv.F != history.Write && inv.F != history.Read) {
+			continue
+		}
+		switch p.Outcome() {
+		case history.Fail:
+			if inv.F == history.Write {
+				rejectedWrites++
+			} else {
+				rejectedReads++
+			}
+		case history.OK:
+			accesses[inv.Key] = append(accesses[inv.Key], access{p, firstOf(inv.Fence, leases[inv.Lease].fence)})
+		}
+	}
+	var superseded int64
+	stale := 0
+	for key, as := range accesses {
+		superseded += supersededWrites(grants[key], leases, as)
+		found := slippedPast(key, as)
+		stale += len(found)
+		r.Anomalies = append(r.Anomalies, found...)
+	}
+	sortAnomalies(r.Anomalies)
+	r.Metrics["stale_writes_rejected"] = rejectedWrites
+	r.Metrics["stale_reads_rejected"] = rejectedReads
+	r.Metrics["stale_writes_accepted"] = int64(stale)
+	r.Metrics["superseded_writes_accepted"] = superseded
+	r.Metrics["fence_backwards"] = int64(backward)
+	switch {
+	case backward > 0 || stale > 0:
+		r.Verdict = Invalid
+		var what []string
+		if backward > 0 {
+			what = append(what, fmt.Sprintf("tokens went backwards %s", plural(backward, "time")))
+		}
+		if stale > 0 {
+			what = append(what, fmt.Sprintf("the resource took %s after it had seen a newer token", plural(stale, "stale write")))
+		}
+		r.Reason = fmt.Sprintf("fencing failed: %s, so it cannot protect the resource.", strings.Join(what, " and "))
+	default:
+		r.Reason = fmt.Sprintf("fencing tokens grew with every grant and the resource took no write older than one it had seen; it rejected %s and %s, and took %s under a superseded lease before its successor touched it.",
+			plural(int(rejectedWrites), "stale write"), plural(int(rejectedReads), "stale read"), plural(int(superseded), "write"))
+	}
+	return r
+}
+
+// backwards finds grants on one key whose token is no higher than that of
+// a grant that completed before they were invoked. Sweep grants by
+// invocation, keeping the highest token among those already completed.
+func backwards(key string, gs []fenceGrant) []Anomaly {
+	var out []Anomaly
+	byInv := slices.SortedFunc(slices.Values(gs), func(a, b fenceGrant) int { return cmp.Compare(a.inv, b.inv) })
+	byOK := slices.SortedFunc(slices.Values(gs), func(a, b fenceGrant) int { return cmp.Compare(a.ok, b.ok) })
+	var best fenceGrant
+	j := 0
+	for _, b := range byInv {
+		for ; j < len(byOK) && byOK[j].ok < b.inv; j++ {
+			if byOK[j].fence > best.fence {
+				best = byOK[j]
+			}
+		}
+		if best.lease != "" && b.fence <= best.fence {
+			out = append(out, Anomaly{Kind: KindFenceBackwards, At: b.ok, Key: key, Leases: []string{best.lease, b.lease},
+				Text: fmt.Sprintf("key %q: lease %s was granted fencing token %d at %s, after lease %s had been granted %d: the resource cannot tell the stale holder",
+					key, b.lease, b.fence, at(b.ok), best.lease, best.fence)})
+		}
+	}
+	return out
+}
+
+// slippedPast finds ok writes on one key invoked after an ok access with a
+// higher token had completed: the resource had seen that token, so it must
+// have refused them.
+func slippedPast(key string, as []access) []Anomaly {
+	byDone := slices.SortedFunc(slices.Values(as), func(a, b access) int { return cmp.Compare(a.op.Complete.Time, b.op.Complete.Time) })
+	byInv := slices.SortedFunc(slices.Values(as), func(a, b access) int { return cmp.Compare(a.op.Invoke.Time, b.op.Invoke.Time) })
+	var out []Anomaly
+	var seen access // the highest token acknowledged so far
+	j := 0
+	for _, w := range byInv {
+		for ; j < len(byDone) && byDone[j].op.Complete.Time < w.op.Invoke.Time; j++ {
+			if byDone[j].fence > seen.fence {
+				seen = byDone[j]
+			}
+		}
+		if w.op.Invoke.F != history.Write || w.fence >= seen.fence {
+			continue
+		}
+		inv, s := w.op.Invoke, seen.op.Invoke
+		out = append(out, Anomaly{Kind: KindStaleWriteAccepted, At: inv.Time, Key: key, Leases: []string{inv.Lease, s.Lease},
+			Text: fmt.Sprintf("key %q: the resource took lease %s's write with token %d at %s, after it had acknowledged lease %s's %s with token %d at %s: a stale write slipped past the fence",
+				key, inv.Lease, w.fence, at(inv.Time), s.Lease, s.F, seen.fence, at(seen.op.Complete.Time))})
+	}
+	return out
+}
+
+// supersededWrites counts ok writes under a lease invoked after a later
+// lease on the same key was granted.
+func supersededWrites(gs []fenceGrant, leases map[string]fenceGrant, as []access) int64 {
+	oks := make([]int64, len(gs))
+	for i, g := range gs {
+		oks[i] = g.ok
+	}
+	sort.Slice(oks, func(i, j int) bool { return oks[i] < oks[j] })
+	var n int64
+	for _, a := range as {
+		mine, ok := leases[a.op.Invoke.Lease]
+		if a.op.Invoke.F != history.Write || !ok {
+			continue
+		}
+		// The first grant after mine: superseded if it came before the write.
+		if i := sort.Search(len(oks), func(i int) bool { return oks[i] > mine.ok }); i < len(oks) && oks[i] < a.op.Invoke.Time {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,88 @@
+package checker
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+func TestFencingWithoutTokensIsNotPretended(t *testing.T) {
+	r := run(t, "fencing", newHistory().acquire(1, "k", "a", 0, ms(1), ms(100), 0).build())
+	assert.False(t, r.Applicable)
+	assert.Contains(t, r.Reason, "no fencing: the lock hands out no fencing tokens")
+}
+
+func TestFencingTokenGoingBackwardsIsInvalid(t *testing.T) {
+	ops := newHistory().
+		acquireFenced(1, "k", "a", 5, ms(0), ms(10), ms(100), 0).
+		acquireFenced(2, "k", "b", 3, ms(200), ms(210), ms(100), 0).
+		build()
+	r := run(t, "fencing", ops)
+	assert.Equal(t, Invalid, r.Verdict)
+	require.Len(t, r.Anomalies, 1)
+	assert.Equal(t, KindFenceBackwards, r.Anomalies[0].Kind)
+	assert.Equal(t, []string{"a", "b"}, r.Anomalies[0].Leases)
+}
+
+// The resource rejected the paused holder's stale write: fencing worked.
+func TestRejectedStaleWriteIsCounted(t *testing.T) {
+	ops := newHistory().
+		acquireFenced(1, "k", "a", 1, ms(0), ms(10), ms(100), 0).read(1, "k", "a", 0, ms(20), ms(21)).
+		acquireFenced(2, "k", "b", 2, ms(150), ms(160), ms(100), 0).read(2, "k", "b", 0, ms(170), ms(171)).
+		write(history.Fail, 1, "k", "a", 1, 0, ms(300), ms(301)).
+		build()
+	r := run(t, "fencing", ops)
+	assert.Equal(t, Valid, r.Verdict, r.Reason)
+	assert.Equal(t, int64(1), r.Metrics["stale_writes_rejected"])
+	assert.Equal(t, int64(0), r.Metrics["stale_writes_accepted"])
+}
+
+// A write under a superseded lease that the resource took before the new
+// holder touched it is no fence failure (the resource cannot know yet, and
+// the new holder reads what it wrote): counted, not judged.
+func TestSupersededWriteBeforeTheSuccessorIsCountedNotFlagged(t *testing.T) {
+	ops := newHistory().
+		acquireFenced(1, "k", "a", 1, ms(0), ms(10), ms(100), 0).
+		acquireFenced(2, "k", "b", 2, ms(150), ms(160), ms(100), 0).
+		fencedWrite(history.OK, 1, "k", "a", 1, 1, 0, ms(170), ms(171)).
+		fencedRead(2, "k", "b", 2, 1, ms(180), ms(181)).
+		build()
+	r := run(t, "fencing", ops)
+	assert.Equal(t, Valid, r.Verdict, r.Reason)
+	assert.Equal(t, int64(1), r.Metrics["superseded_writes_accepted"])
+	assert.Equal(t, int64(0), r.Metrics["stale_writes_accepted"])
+	assert.Empty(t, r.Anomalies)
+}
+
+// The resource acknowledged b's token 2, then took a's write with token 1:
+// the stale write slipped past the fence.
+func TestStaleWriteAfterANewerTokenIsInvalid(t *testing.T) {
+	ops := newHistory().
+		acquireFenced(1, "k", "a", 1, ms(0), ms(10), ms(100), 0).fencedRead(1, "k", "a", 1, 0, ms(20), ms(21)).
+		acquireFenced(2, "k", "b", 2, ms(150), ms(160), ms(100), 0).fencedRead(2, "k", "b", 2, 0, ms(170), ms(171)).
+		fencedWrite(history.OK, 1, "k", "a", 1, 1, 0, ms(300), ms(301)).
+		build()
+	r := run(t, "fencing", ops)
+	assert.Equal(t, Invalid, r.Verdict)
+	assert.Equal(t, int64(1), r.Metrics["stale_writes_accepted"])
+	require.Len(t, r.Anomalies, 1)
+	a := r.Anomalies[0]
+	assert.Equal(t, KindStaleWriteAccepted, a.Kind)
+	assert.Equal(t, []string{"a", "b"}, a.Leases)
+	assert.Contains(t, a.Text, "took lease a's write with token 1 at 300ms, after it had acknowledged lease b's read with token 2 at 171ms")
+	assert.Contains(t, r.Reason, "the resource took 1 stale write after it had seen a newer token")
+}
+
+// Concurrent with the newer token's access, the resource may have taken
+// the old write first: no proof.
+func TestStaleWriteConcurrentWithTheNewerTokenIsNoProof(t *testing.T) {
+	ops := newHistory().
+		acquireFenced(1, "k", "a", 1, ms(0), ms(10), ms(100), 0).
+		acquireFenced(2, "k", "b", 2, ms(150), ms(160), ms(100), 0).fencedRead(2, "k", "b", 2, 0, ms(170), ms(180)).
+		fencedWrite(history.OK, 1, "k", "a", 1, 1, 0, ms(175), ms(176)).
+		build()
+	assert.Equal(t, Valid, run(t, "fencing", ops).Verdict)
+}

@@ -1,0 +1,200 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+func init() {
+	Register("liveness", "a key that stays taken when no lease can explain it (a holder crashed with no TTL on the key)",
+		func(o Options) Checker { return liveness{threshold: o.LivenessThreshold} })
+}
+
+// liveness finds keys that stayed taken after every lease that could hold
+// them had run out: a lock without a TTL whose holder crashed, or a SETNX
+// whose EXPIRE never came. That is a liveness failure, not a double hold:
+// nobody got in, nobody could.
+//
+// A key is explained while a holding window covers it, or while any ok or
+// unknown acquire or renewal might hold it on the server: from its
+// invocation until its TTL after it was last heard of (its completion, or
+// the end of the history when it never completed). In every stretch
+// nothing explains, acquires refused because the key was taken, invoked at
+// least the threshold after the stretch began, show the key stuck.
+// Acquires that could not reach the service (not refused) never count: an
+// outage is not a stuck key.
+type liveness struct{ threshold time.Duration }
+
+// Unavailability is one stretch in which a key stayed taken unexplained.
+type Unavailability struct {
+	Key string `json:"key"`
+	// From is when the last lease that could explain the key ran out; To
+	// the next possible grant, or the end of the history.
+	From int64 `json:"from"`
+	To   int64 `json:"to"`
+	// Refused counts the acquires refused in the stretch after the threshold.
+	Refused int `json:"refused"`
+	// LastLease is the lease whose possible hold ended at From, if one
+	// did, and LastProcess the process that acquired it.
+	LastLease   string `json:"last_lease,omitempty"`
+	LastProcess int    `json:"last_process,omitempty"`
+	// Release is the outcome of that lease's release, empty without one.
+	Release history.Type `json:"release,omitempty"`
+}
+
+type span struct{ from, to int64 }
+
+func (c liveness) Check(in *Input) Result {
+	r := newResult("liveness")
+	cover := map[string][]span{}
+	ttls := map[string]int64{}
+	last := map[string]map[int64]string{} // key -> end of a possible hold -> its lease
+	acquiredBy := map[string]int{}        // lease -> acquiring process
+	for key, hs := range in.Holds {
+		for _, h := range hs {
+			cover[key] = append(cover[key], span{h.AcquiredAt, h.Until})
+		}
+	}
+	released := map[string]history.Type{} // lease -> its release's outcome
+	refused := map[string][]int64{}       // key -> invocations of refused acquires
+	for _, p := range in.Pairs {
+		inv := p.Invoke
+		switch {
+		case inv.F == history.Release:
+			released[inv.Lease] = p.Outcome()
+		case (inv.F != history.Acquire && inv.F != history.Renew) || inv.Process < 0:
+		case p.Outcome() != history.Fail:
+			// An ok or unknown acquire or renewal may have held the key on
+			// the server from its invocation until a TTL after it was last
+			// heard of, whether or not its holder counted on it (a lease
+			// granted after its TTL has no window, yet held the key).
+			ttl := firstOf(inv.TTL, ttlOf(p))
+			heard := in.End // never completed: it may take effect until the end
+			if p.Complete != nil {
+				heard = p.Complete.Time
+			}
+			if inv.F == history.Acquire {
+				acquiredBy[inv.Lease] = inv.Process
+			}
+			end := int64(never)
+			if ttl > 0 {
+				end = heard + ttl
+			}
+			cover[inv.Key] = append(cover[inv.Key], span{inv.Time, end})
+			if last[inv.Key] == nil {
+				last[inv.Key] = map[int64]string{}
+			}
+			last[inv.Key][end] = inv.Lease
+		case inv.F == history.Acquire && p.Outcome() == history.Fail && p.Complete.Refused:
+			refused[inv.Key] = append(refused[inv.Key], inv.Time)
+		}
+		if inv.F == history.Acquire && inv.TTL > 0 {
+			ttls[inv.Key] = inv.TTL
+		}
+	}
+	var found []Unavailability
+	for key, times := range refused {
+		slices.Sort(times)
+		threshold := int64(c.threshold)
+		if threshold == 0 {
+			threshold = ttls[key]
+		}
+		for _, g := range gaps(cover[key], in.End) {
+			u := Unavailability{Key: key, From: g.from, To: g.to}
+			if from := g.from + threshold; from < g.to {
+				lo, _ := slices.BinarySearch(times, from)
+				hi, _ := slices.BinarySearch(times, g.to)
+				u.Refused = hi - lo
+			}
+			if u.Refused < 2 {
+				continue
+			}
+			if l, ok := last[key][g.from]; ok {
+				u.LastLease, u.LastProcess, u.Release = l, acquiredBy[l], released[l]
+			}
+			found = append(found, u)
+		}
+	}
+	sort.Slice(found, func(i, j int) bool {
+		if found[i].From != found[j].From {
+			return found[i].From < found[j].From
+		}
+		return found[i].Key < found[j].Key
+	})
+	if found == nil {
+		found = []Unavailability{}
+	}
+	r.Details = found
+	r.Metrics["liveness_failures"] = int64(len(found))
+	var longest int64
+	for _, u := range found {
+		longest = max(longest, u.To-u.From)
+		r.Anomalies = append(r.Anomalies, Anomaly{Kind: KindLiveness, At: u.From, Key: u.Key, Leases: nonEmpty(u.LastLease), Text: u.String(in.End)})
+	}
+	r.Metrics["unavailable_ms"] = longest / int64(time.Millisecond)
+	if len(found) == 0 {
+		r.Reason = "no key stayed taken after every lease that could hold it had run out."
+		return r
+	}
+	r.Verdict = Invalid
+	u := found[0]
+	r.Reason = fmt.Sprintf("the lock failed liveness: %s stayed taken with no lease to explain it (key %q for %s from %s).",
+		plural(len(found), "key stretch"), u.Key, at(u.To-u.From), at(u.From))
+	return r
+}
+
+func (u Unavailability) String(end int64) string {
+	to := at(u.To)
+	if u.To == end {
+		to += ", the end of the history"
+	}
+	s := fmt.Sprintf("key %q stayed taken with no lease to explain it for %s (%s to %s): %s refused",
+		u.Key, at(u.To-u.From), at(u.From), to, plural(u.Refused, "acquire"))
+	if u.LastLease != "" {
+		how := map[history.Type]string{
+			"":           "without a release",
+			history.OK:   "after a release that succeeded",
+			history.Fail: "after its release failed",
+			history.Info: "after a release with an unknown outcome",
+		}[u.Release]
+		s += fmt.Sprintf("; the last lease that could hold it, %s of process %d, ran out at %s %s", u.LastLease, u.LastProcess, at(u.From), how)
+	}
+	return s
+}
+
+// gaps are the stretches of [0, end) that no span covers, each running to
+// the start of the next span or to end. The stretch before the first span
+// counts too: a key can be stuck from an earlier run of the same name.
+func gaps(spans []span, end int64) []span {
+	sort.Slice(spans, func(i, j int) bool { return spans[i].from < spans[j].from })
+	var out []span
+	var covered int64
+	for _, s := range spans {
+		if s.from > covered {
+			out = append(out, span{covered, s.from})
+		}
+		covered = max(covered, s.to)
+	}
+	if covered < end {
+		out = append(out, span{covered, end})
+	}
+	return out
+}
+
+func ttlOf(p history.Operation) int64 {
+	if p.Complete != nil {
+		return p.Complete.TTL
+	}
+	return 0
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}

@@ -1,0 +1,90 @@
+package checker
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// refusals adds refused acquires by process 9 from from to to, every step.
+func refusals(b *builder, key string, from, to, step int64) *builder {
+	for t := from; t < to; t += step {
+		b.refused(9, key, "r"+at(t), t, t+ms(1), ms(100))
+	}
+	return b
+}
+
+func TestLivenessFlagsAKeyStuckAfterItsHolderCrashed(t *testing.T) {
+	// a took k (no TTL on the server) and died; everyone is refused after.
+	b := newHistory().acquire(1, "k", "a", ms(0), ms(10), ms(100), 0)
+	r := run(t, "liveness", refusals(b, "k", ms(150), ms(1000), ms(50)).build())
+	assert.Equal(t, Invalid, r.Verdict)
+	require.Len(t, r.Anomalies, 1)
+	a := r.Anomalies[0]
+	assert.Equal(t, KindLiveness, a.Kind)
+	assert.Equal(t, ms(110), a.At, "from a TTL after a's grant was last heard of")
+	assert.Equal(t, []string{"a"}, a.Leases)
+	assert.Contains(t, a.Text, `key "k" stayed taken with no lease to explain it`)
+	assert.Contains(t, a.Text, "the last lease that could hold it, a of process 1, ran out at 110ms without a release")
+	assert.Equal(t, int64(1), r.Metrics["liveness_failures"])
+	assert.Equal(t, int64(841), r.Metrics["unavailable_ms"], "to the end of the history")
+
+	// A crash between the holder's requests: its release never went out.
+	b = newHistory().acquire(1, "k", "a", ms(0), ms(10), ms(100), 0).release(history.Fail, 1, "k", "a", ms(50), ms(51))
+	r = run(t, "liveness", refusals(b, "k", ms(150), ms(1000), ms(50)).build())
+	assert.Equal(t, Invalid, r.Verdict)
+	assert.Contains(t, r.Anomalies[0].Text, "ran out at 110ms after its release failed")
+}
+
+// An info acquire that took the key and never got its TTL (SETNX, then a
+// crash before EXPIRE) explains refusals for one TTL only.
+func TestLivenessFlagsAKeyHeldByAnUnfinishedAcquireForever(t *testing.T) {
+	b := newHistory().acquireAs(history.Info, 1, "k", "a", ms(0), ms(20), ms(100))
+	r := run(t, "liveness", refusals(b, "k", ms(50), ms(800), ms(50)).build())
+	assert.Equal(t, Invalid, r.Verdict)
+	assert.Equal(t, ms(120), r.Anomalies[0].At, "the info acquire may hold it until 20ms + TTL")
+}
+
+func TestLivenessLegalLookAlikes(t *testing.T) {
+	cases := map[string]*builder{
+		// The TTL frees a crashed holder's key: refusals stop in time.
+		"crash with a TTL": refusals(newHistory().acquire(1, "k", "a", ms(0), ms(10), ms(100), 0), "k", ms(20), ms(160), ms(20)).
+			acquire(2, "k", "b", ms(170), ms(180), ms(100), 0),
+		// The service is down: failures that are not refusals never count.
+		"outage": newHistory().acquire(1, "k", "a", ms(0), ms(10), ms(100), 0).
+			acquireAs(history.Fail, 2, "k", "b", ms(300), ms(301), ms(100)).
+			acquireAs(history.Fail, 2, "k", "c", ms(400), ms(401), ms(100)).
+			acquireAs(history.Fail, 2, "k", "d", ms(500), ms(501), ms(100)),
+		// A watchdog keeps renewing: the key is explained all along.
+		"long watchdog hold": func() *builder {
+			b := newHistory().acquire(1, "k", "a", ms(0), ms(10), ms(100), 0)
+			for t := int64(30); t < 1000; t += 30 {
+				b.renew(1, "k", "a", ms(t), ms(t+2), ms(100), 0)
+			}
+			return refusals(b, "k", ms(20), ms(1000), ms(40))
+		}(),
+		// An unknown acquire may hold the key for a TTL after last heard of.
+		"info acquire within its TTL": refusals(newHistory().acquire(1, "k", "a", ms(0), ms(10), ms(100), 0).
+			acquireAs(history.Info, 2, "k", "b", ms(90), ms(150), ms(100)), "k", ms(160), ms(340), ms(20)).
+			acquire(3, "k", "c", ms(350), ms(360), ms(100), 0),
+		// A lease granted after its TTL has no window, but it held the key.
+		"lease granted after its TTL": refusals(newHistory().acquire(1, "k", "a", ms(0), ms(400), ms(100), 0), "k", ms(10), ms(480), ms(20)).
+			acquire(2, "k", "b", ms(500), ms(510), ms(100), 0),
+		// An acquire the history never completed may still take effect
+		// at its end, and hold the key a TTL after.
+		"unfinished acquire": refusals(newHistory().acquireAs(history.Invoke, 1, "k", "a", ms(0), 0, ms(100)),
+			"k", ms(150), ms(800), ms(50)),
+		// A single refusal is no evidence.
+		"one refusal": newHistory().acquire(1, "k", "a", ms(0), ms(10), ms(100), 0).
+			refused(2, "k", "x", ms(500), ms(501), ms(100)),
+	}
+	for name, b := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := run(t, "liveness", b.build())
+			assert.Equal(t, Valid, r.Verdict, "%v", r.Anomalies)
+		})
+	}
+}

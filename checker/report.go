@@ -1,0 +1,165 @@
+package checker
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// DefaultLinearizabilityTimeout bounds the lease-lock model check when
+// Options leaves it zero: linearizability checking is NP-hard, and a run
+// must end with a verdict, if only Unknown.
+const DefaultLinearizabilityTimeout = time.Minute
+
+// Options tune Check.
+type Options struct {
+	// Checkers names the checkers to run; nil runs DefaultCheckers.
+	Checkers []string
+	// LinearizabilityTimeout limits the lease-lock model check; 0 means
+	// DefaultLinearizabilityTimeout, a negative value means no limit.
+	LinearizabilityTimeout time.Duration
+	// MinAcquires is how many acquires must succeed for the run to count as
+	// a pass; it is at least 1, since an idle run proves nothing.
+	MinAcquires int
+	// LivenessThreshold is how long after every lease could have expired a
+	// refused acquire shows the key stayed taken; 0 means the lease's TTL.
+	LivenessThreshold time.Duration
+}
+
+func (o Options) timeout() time.Duration {
+	switch {
+	case o.LinearizabilityTimeout == 0:
+		return DefaultLinearizabilityTimeout
+	case o.LinearizabilityTimeout < 0:
+		return 0 // porcupine's "no limit"
+	}
+	return o.LinearizabilityTimeout
+}
+
+// Report is the composed verdict on one history with every check's evidence.
+type Report struct {
+	Verdict Verdict `json:"verdict"`
+	// Reason says why, in a sentence or a few.
+	Reason       string        `json:"reason"`
+	Checks       []Result      `json:"checks"`
+	Anomalies    []Anomaly     `json:"anomalies"`
+	Stats        Stats         `json:"stats"`
+	FaultWindows []FaultWindow `json:"fault_windows"`
+}
+
+// Check runs the chosen checkers over a history and composes them as
+// Jepsen does: invalid if any applicable check is invalid; otherwise unknown
+// if one could not decide, too few acquires succeeded, or the history is
+// malformed; otherwise valid.
+func Check(ops []history.Op, opts Options) Report {
+	r := Report{Verdict: Unknown, Checks: []Result{}, Anomalies: []Anomaly{}, FaultWindows: FaultWindows(ops)}
+	if r.FaultWindows == nil {
+		r.FaultWindows = []FaultWindow{}
+	}
+	names := opts.Checkers
+	if names == nil {
+		names = DefaultCheckers
+	}
+	for _, n := range names {
+		if err := Lookup(n); err != nil {
+			r.Reason = err.Error()
+			return r
+		}
+	}
+	in, err := NewInput(ops)
+	if err != nil {
+		r.Reason = fmt.Sprintf("the history is malformed, so nothing can be concluded: %v", err)
+		return r
+	}
+	r.Stats = countStats(in)
+	var verdicts []Verdict
+	for _, n := range names {
+		res := registry[n].build(opts).Check(in)
+		res.Checker = n
+		r.Checks = append(r.Checks, res)
+		r.Anomalies = append(r.Anomalies, res.Anomalies...)
+		if res.Applicable {
+			verdicts = append(verdicts, res.Verdict)
+		}
+	}
+	sortAnomalies(r.Anomalies)
+	minAcquires := max(opts.MinAcquires, 1)
+	idle := r.Stats.AcquiresOK < minAcquires
+	if idle {
+		verdicts = append(verdicts, Unknown)
+	}
+	r.Verdict = Merge(verdicts...)
+	r.Reason = r.reason(idle, minAcquires)
+	return r
+}
+
+// reason joins what the checks that decided the verdict said.
+func (r Report) reason(idle bool, minAcquires int) string {
+	var parts []string
+	for _, c := range r.Checks {
+		if c.Applicable && c.Verdict == r.Verdict {
+			parts = append(parts, c.Reason)
+		}
+	}
+	if idle && r.Verdict != Invalid {
+		parts = append(parts, fmt.Sprintf("only %s succeeded where at least %d are required: an idle run proves nothing, so it never counts as a pass.",
+			plural(r.Stats.AcquiresOK, "acquire"), minAcquires))
+	}
+	for _, c := range r.Checks {
+		if !c.Applicable {
+			parts = append(parts, c.Reason)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// Check is the result of the named checker, if it ran.
+func (r Report) Check(name string) (Result, bool) {
+	for _, c := range r.Checks {
+		if c.Checker == name {
+			return c, true
+		}
+	}
+	return Result{}, false
+}
+
+// Metric sums a metric over every check that reports it.
+func (r Report) Metric(name string) int64 {
+	var n int64
+	for _, c := range r.Checks {
+		n += c.Metrics[name]
+	}
+	return n
+}
+
+// WriteVisualization writes porcupine's HTML view of the lease-lock check.
+func (r Report) WriteVisualization(w io.Writer) error {
+	c, ok := r.Check("lease-lock")
+	if !ok {
+		return errors.New("the lease-lock model did not run: " + r.Reason)
+	}
+	ll, ok := c.Details.(*LeaseLockResult)
+	if !ok {
+		return errors.New("the lease-lock model left no visualization")
+	}
+	return ll.WriteVisualization(w)
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}

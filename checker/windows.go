@@ -1,0 +1,177 @@
+package checker
+
+import (
+	"sort"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// The judge does not take the lock's word. A lease is named by the
+// harness (history.Op.Lease), and its holding window is computed from the
+// harness's own clock and the TTL the lock was configured with: from the
+// acquire's ok to the earlier of the release's invocation and the last
+// acquire-or-renewal invocation + TTL. The server cannot have expired the
+// lease before then, so two windows that overlap on one key are two
+// clients holding it at once. The token and the deadline the lock reports
+// are recorded and shown, never used here.
+
+// Hold is one holding window.
+type Hold struct {
+	// Lease is the harness's name of the grant; Owner the lock's token.
+	Lease   string `json:"lease"`
+	Process int    `json:"process"`
+	Owner   string `json:"owner,omitempty"`
+	Fence   int64  `json:"fence,omitempty"`
+	// AcquiredAt is the acquire's ok, or the ok of a renewal that revived
+	// a lease after its window had closed.
+	AcquiredAt int64 `json:"acquired_at"`
+	Until      int64 `json:"until"`
+	// AcquireIndex is the history index of the acquire's ok.
+	AcquireIndex int `json:"acquire_index"`
+}
+
+// Holds computes every lease's holding windows, per key, in order of
+// acquisition.
+func Holds(ops []history.Op) (map[string][]Hold, error) {
+	in, err := NewInput(ops)
+	if err != nil {
+		return nil, err
+	}
+	return in.Holds, nil
+}
+
+// leaseEvent is a moment that changes what a client believes it holds.
+type leaseEvent struct {
+	index int // history index, which breaks ties in time
+	time  int64
+	f     history.F // Acquire and Renew: an ok; Release: the invocation
+	// from is the invocation time of an ok acquire or renewal, from
+	// which its TTL runs.
+	from    int64
+	ttl     int64
+	key     string
+	lease   string
+	owner   string
+	process int
+	fence   int64
+}
+
+type openLease struct {
+	key      string
+	hold     Hold
+	deadline int64
+	ttl      int64
+	first    bool // the acquire's own segment, not a revival
+}
+
+// holdsByKey replays acquires, renewals and releases in time order (client-
+// stamped renewals may be recorded after later operations).
+//
+// Only ok acquires open a lease: an info acquire was never confirmed, so
+// its client moved on without believing it held anything. A release ends
+// the hold at its invocation whatever its outcome, because from then on the
+// client no longer treats the lock as held. An ok renewal invoked while the
+// window is open extends it; one invoked after it closed revives the lease
+// as a new window from the renewal's ok. A lease whose first window is
+// empty arrived after its TTL had passed: it is returned in expired.
+func holdsByKey(pairs []history.Operation, end int64) (out map[string][]Hold, expired []string) {
+	out = map[string][]Hold{}
+	open := map[string]*openLease{}
+	emit := func(l *openLease, until int64) {
+		if until == never {
+			until = end // a lease without a TTL lasts as long as the history
+		}
+		if until > l.hold.AcquiredAt {
+			l.hold.Until = until
+			out[l.key] = append(out[l.key], l.hold)
+		} else if l.first {
+			expired = append(expired, l.hold.Lease)
+		}
+	}
+	for _, ev := range leaseEvents(pairs) {
+		l := open[ev.lease]
+		switch ev.f {
+		case history.Acquire:
+			if l != nil {
+				continue // one grant per lease id; a second ok changes nothing
+			}
+			open[ev.lease] = &openLease{
+				key: ev.key,
+				hold: Hold{Lease: ev.lease, Process: ev.process, Owner: ev.owner, Fence: ev.fence,
+					AcquiredAt: ev.time, AcquireIndex: ev.index},
+				deadline: expiry(ev.from, ev.ttl), ttl: ev.ttl, first: true,
+			}
+		case history.Renew:
+			if l == nil {
+				continue // renewing a lease this client never held or already released
+			}
+			ttl := firstOf(ev.ttl, l.ttl)
+			if ev.from < l.deadline {
+				l.deadline = max(l.deadline, expiry(ev.from, ttl))
+				continue
+			}
+			emit(l, l.deadline)
+			l.hold.AcquiredAt, l.deadline, l.first = ev.time, expiry(ev.from, ttl), false
+		case history.Release:
+			if l != nil {
+				emit(l, min(ev.time, l.deadline))
+				delete(open, ev.lease)
+			}
+		}
+	}
+	for _, l := range open {
+		emit(l, l.deadline)
+	}
+	for _, hs := range out {
+		sort.Slice(hs, func(i, j int) bool {
+			if hs[i].AcquiredAt != hs[j].AcquiredAt {
+				return hs[i].AcquiredAt < hs[j].AcquiredAt
+			}
+			return hs[i].AcquireIndex < hs[j].AcquireIndex
+		})
+	}
+	sort.Strings(expired)
+	return out, expired
+}
+
+func leaseEvents(pairs []history.Operation) []leaseEvent {
+	var evs []leaseEvent
+	for _, p := range pairs {
+		inv, c := p.Invoke, p.Complete
+		switch {
+		case inv.F == history.Release:
+			evs = append(evs, leaseEvent{index: inv.Index, time: inv.Time, f: inv.F, key: inv.Key, lease: inv.Lease, process: inv.Process})
+		case (inv.F == history.Acquire || inv.F == history.Renew) && p.Outcome() == history.OK:
+			evs = append(evs, leaseEvent{
+				index: c.Index, time: c.Time, f: inv.F, from: inv.Time, ttl: firstOf(inv.TTL, c.TTL),
+				key: inv.Key, lease: inv.Lease, process: inv.Process,
+				owner: firstOf(c.Owner, inv.Owner), fence: firstOf(c.Fence, inv.Fence),
+			})
+		}
+	}
+	sort.Slice(evs, func(i, j int) bool {
+		if evs[i].time != evs[j].time {
+			return evs[i].time < evs[j].time
+		}
+		return evs[i].index < evs[j].index
+	})
+	return evs
+}
+
+// expiry is t + ttl, where a missing TTL or an unknown t means never.
+func expiry(t, ttl int64) int64 {
+	if ttl <= 0 || t == never || t > never-ttl {
+		return never
+	}
+	return t + ttl
+}
+
+func firstOf[T comparable](vs ...T) T {
+	var zero T
+	for _, v := range vs {
+		if v != zero {
+			return v
+		}
+	}
+	return zero
+}
