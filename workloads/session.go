@@ -1,0 +1,370 @@
+package workloads
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/deadbolt-lab/deadbolt/client"
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// Session is one client slot: a loop of lock, work, release, run by one
+// client process at a time. A process that hangs, dies or breaks the
+// protocol is killed and replaced by a new one under a new history process
+// id; an operation its own driver reports as unknown also moves the session
+// to a new history process id (on the same OS process), because the old
+// operation may still take effect at any later time.
+type Session struct {
+	r    *Runner
+	slot int
+	rng  *rand.Rand
+	stop <-chan struct{}
+	ctx  context.Context
+
+	mu      sync.Mutex // guards what the event goroutine reads
+	proc    *client.Process
+	process int
+	grants  int
+	leases  map[string]*Lease
+}
+
+// Lease is one grant as the harness names and knows it. The lock's token
+// and fencing token ride along for the release and the resource, and are
+// recorded; nothing else trusts them.
+type Lease struct {
+	ID    string
+	Key   string
+	Token string
+	Fence int64
+
+	lost     chan struct{}
+	lostOnce sync.Once
+	// watchdog is the history process of the lease's renewals, -1 until
+	// the first; an unknown renewal moves it on.
+	watchdog int
+}
+
+// Lost is closed when the client's lock reported the lease lost.
+func (l *Lease) Lost() <-chan struct{} { return l.lost }
+
+// Rand is the session's seeded randomness.
+func (s *Session) Rand() *rand.Rand { return s.rng }
+
+// Stopping reports whether the run is ending.
+func (s *Session) Stopping() bool {
+	select {
+	case <-s.stop:
+		return true
+	case <-s.ctx.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// Hold works under l for d: it sleeps, cut short when the run stops or
+// the lock reports l lost (a holder that learns that stops at once).
+func (s *Session) Hold(d time.Duration, l *Lease) {
+	sleep(d, s.stop, l.lost, s.ctx.Done())
+}
+
+// Work is a random work time within the configured hold bounds.
+func (s *Session) Work() time.Duration { return between(s.rng, s.r.cfg.HoldMin, s.r.cfg.HoldMax) }
+
+// Now is the current time on the history's clock.
+func (s *Session) Now() int64 { return s.r.cfg.Rec.Now() }
+
+func (s *Session) run() error {
+	defer s.end()
+	if err := s.restart(); err != nil {
+		return err
+	}
+	for !s.Stopping() {
+		key := s.r.w.Next(s)
+		l, err := s.acquire(key)
+		if err != nil {
+			return err
+		}
+		if l != nil {
+			s.r.w.Critical(s.ctx, s, l)
+			if err := s.release(l); err != nil {
+				return err
+			}
+		}
+		sleep(between(s.rng, 0, s.r.cfg.Pause), s.stop, nil, s.ctx.Done())
+	}
+	return nil
+}
+
+// restart starts a new client process under a new history process id,
+// ending the old one. A session's leases die with its process.
+func (s *Session) restart() error {
+	s.kill()
+	if s.ctx.Err() != nil {
+		return s.ctx.Err()
+	}
+	id := s.r.nextProcess()
+	logw, err := s.r.logFile(id)
+	if err != nil {
+		return err
+	}
+	o := client.Options{OnEvent: func(ev client.Event) { s.onEvent(ev) }}
+	if logw != nil {
+		o.Stderr = logw
+	}
+	p, err := client.Start(s.r.cfg.Driver, o)
+	if err != nil {
+		return fmt.Errorf("client %d: %w", s.slot, err)
+	}
+	e := s.r.cfg.Endpoints
+	lo := s.r.cfg.LockOptions
+	rep, err := p.Call(s.ctx, client.Request{Op: client.OpOpen, Lock: s.r.cfg.Lock, TTLMS: s.r.cfg.TTL.Milliseconds(), Options: &lo, Endpoints: &e}, s.r.cfg.replyTimeout())
+	if err == nil && rep.Outcome != client.OutcomeOK {
+		err = errors.New(rep.Error)
+	}
+	if err != nil {
+		p.Kill()
+		return fmt.Errorf("client %d (process %d) could not open lock %s: %w", s.slot, id, s.r.cfg.Lock, err)
+	}
+	s.mu.Lock()
+	s.proc, s.process, s.grants = p, id, 0
+	s.leases = map[string]*Lease{}
+	s.mu.Unlock()
+	s.r.track(id, p)
+	return nil
+}
+
+// kill ends the current process, if any, without waiting for it to
+// finish anything: what it held is abandoned, as in a crash.
+func (s *Session) kill() {
+	s.mu.Lock()
+	p, id := s.proc, s.process
+	s.proc = nil
+	s.mu.Unlock()
+	if p != nil {
+		p.Kill()
+		s.r.track(id, nil)
+	}
+}
+
+// end closes the process gracefully: the driver exits when its stdin closes.
+func (s *Session) end() {
+	s.mu.Lock()
+	p, id := s.proc, s.process
+	s.proc = nil
+	s.mu.Unlock()
+	if p != nil {
+		p.Close(2 * time.Second)
+		s.r.track(id, nil)
+	}
+}
+
+// newID moves the session to a new history process id on the same OS
+// process, after its driver reported an unknown outcome.
+func (s *Session) newID() {
+	id := s.r.nextProcess()
+	s.mu.Lock()
+	s.process, s.grants = id, 0
+	p := s.proc
+	s.mu.Unlock()
+	s.r.track(id, p)
+}
+
+// call records inv, sends req, records the completion (filled by done for
+// ok and fail replies) and returns its type. A request that never reached a
+// live driver fails; a driver that hung, died or broke the protocol leaves
+// the outcome unknown and is replaced.
+func (s *Session) call(inv history.Op, req client.Request, done func(client.Reply, *history.Op)) (client.Reply, history.Type, error) {
+	rec := s.r.cfg.Rec
+	inv.Type, inv.Process = history.Invoke, s.process
+	rec.Record(inv)
+	out := history.Op{Process: inv.Process, F: inv.F, Key: inv.Key, Lease: inv.Lease}
+	rep, err := s.proc.Call(s.ctx, req, s.r.cfg.replyTimeout())
+	switch {
+	case errors.Is(err, client.ErrNotSent):
+		out.Type, out.Error = history.Fail, err.Error()
+	case err != nil:
+		out.Type, out.Error = history.Info, err.Error()
+	case rep.Outcome == client.OutcomeOK || rep.Outcome == client.OutcomeFail:
+		out.Type, out.Error = history.Type(rep.Outcome), rep.Error
+		if done != nil {
+			done(rep, &out)
+		}
+	case rep.Outcome == client.OutcomeInfo:
+		out.Type, out.Error = history.Info, rep.Error
+	default:
+		out.Type, out.Error = history.Info, fmt.Sprintf("the driver answered an unknown outcome %q", rep.Outcome)
+		err = errors.New(out.Error)
+	}
+	rec.Record(out)
+	switch {
+	case err != nil:
+		return rep, out.Type, s.restart()
+	case out.Type == history.Info:
+		s.newID()
+	}
+	return rep, out.Type, nil
+}
+
+// alive replaces a process that died between requests (a crash-client
+// fault kills it while the session works under its lease): its leases died
+// with it, and nothing is recorded for a request it can no longer get.
+func (s *Session) alive() error {
+	select {
+	case <-s.proc.Exited():
+		return s.restart()
+	default:
+		return nil
+	}
+}
+
+// acquire asks for key under a lease id of the harness's own, and returns
+// the lease when granted. The error is a failure to keep a client running.
+func (s *Session) acquire(key string) (*Lease, error) {
+	if err := s.alive(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.grants++
+	id := fmt.Sprintf("p%d.%d", s.process, s.grants)
+	s.mu.Unlock()
+	ttl := int64(s.r.cfg.TTL)
+	inv := history.Op{F: history.Acquire, Key: key, Lease: id, TTL: ttl}
+	req := client.Request{Op: client.OpAcquire, Key: key, Lease: id}
+	rep, t, err := s.call(inv, req, func(rep client.Reply, op *history.Op) {
+		op.TTL = ttl
+		if rep.Outcome == client.OutcomeFail {
+			op.Refused = rep.Refused
+			return
+		}
+		op.Owner, op.Fence, op.Seq = rep.Token, rep.Fence, rep.Seq
+		if rep.DeadlineMonoNS != 0 {
+			op.Deadline = max(s.r.cfg.Rec.FromMono(rep.DeadlineMonoNS), 0)
+		}
+	})
+	if err != nil || t != history.OK {
+		return nil, err
+	}
+	l := &Lease{ID: id, Key: key, Token: rep.Token, Fence: rep.Fence, lost: make(chan struct{}), watchdog: -1}
+	s.mu.Lock()
+	s.leases[id] = l
+	s.mu.Unlock()
+	return l, nil
+}
+
+// release gives l back. The session forgets l whatever the outcome: the
+// client no longer counts on it.
+func (s *Session) release(l *Lease) error {
+	if err := s.alive(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	_, mine := s.leases[l.ID]
+	s.mu.Unlock()
+	if !mine {
+		return nil // its process was replaced: the lease died with it
+	}
+	inv := history.Op{F: history.Release, Key: l.Key, Lease: l.ID, Owner: l.Token}
+	_, _, err := s.call(inv, client.Request{Op: client.OpRelease, Lease: l.ID}, nil)
+	s.mu.Lock()
+	delete(s.leases, l.ID)
+	s.mu.Unlock()
+	return err
+}
+
+// Resource runs one command on the protected resource under l and records
+// it as operation f on the lock key: inv fills the invocation (the value to
+// write, the fencing token), done fills an ok or failed completion from the
+// reply. It returns the reply and the completion's type; a lease whose
+// process was replaced returns Fail without a call.
+func (s *Session) Resource(f history.F, l *Lease, command []any, inv func(*history.Op), done func(client.Reply, *history.Op)) (client.Reply, history.Type) {
+	if err := s.alive(); err != nil {
+		return client.Reply{}, history.Fail
+	}
+	s.mu.Lock()
+	_, mine := s.leases[l.ID]
+	s.mu.Unlock()
+	if !mine {
+		return client.Reply{}, history.Fail
+	}
+	op := history.Op{F: f, Key: l.Key, Lease: l.ID}
+	if inv != nil {
+		inv(&op)
+	}
+	rep, t, err := s.call(op, client.Request{Op: client.OpResource, Command: command}, done)
+	if err != nil {
+		return rep, history.Info
+	}
+	return rep, t
+}
+
+// onEvent records what the client's lock did on its own. It runs on the
+// process's reader goroutine.
+func (s *Session) onEvent(ev client.Event) {
+	rec := s.r.cfg.Rec
+	if ev.Event == client.EventStopped {
+		s.mu.Lock()
+		id, p := s.process, s.proc
+		s.mu.Unlock()
+		s.r.stopped(Stop{Process: id, Point: ev.Point, Key: ev.Key, Proc: p})
+		return
+	}
+	s.mu.Lock()
+	l := s.leases[ev.Lease]
+	s.mu.Unlock()
+	if l == nil {
+		return // a lease this session gave up: its process's events no longer count
+	}
+	at := rec.FromMono(ev.MonoNS)
+	op := history.Op{F: history.Renew, Key: l.Key, Lease: l.ID, Owner: l.Token, TTL: int64(s.r.cfg.TTL)}
+	switch {
+	case ev.Event == client.EventRenew && ev.Phase == client.PhaseInvoke:
+		op.Type, op.Process = history.Invoke, s.watchdog(l, true)
+	case ev.Event == client.EventRenew:
+		op.Type, op.Process, op.Error = history.Type(ev.Phase), s.watchdog(l, false), ev.Error
+		if op.Process < 0 {
+			return // a completion without its invocation: nothing to pair it with
+		}
+		if !op.Type.Completes() {
+			op.Type, op.Error = history.Info, fmt.Sprintf("unknown renewal phase %q", ev.Phase)
+		}
+		if op.Type == history.OK && ev.DeadlineMonoNS != 0 {
+			op.Deadline = max(rec.FromMono(ev.DeadlineMonoNS), 0)
+		}
+		if op.Type == history.Info {
+			defer s.retireWatchdog(l)
+		}
+	case ev.Event == client.EventLost:
+		op.F, op.Type, op.Process = history.Lost, history.Invoke, s.watchdog(l, true)
+		rec.RecordStamped(op, at)
+		op.Type = history.OK
+		l.lostOnce.Do(func() { close(l.lost) })
+	default:
+		return
+	}
+	rec.RecordStamped(op, at)
+}
+
+// watchdog is the history process of l's renewals; fresh allocates one if
+// it has none yet.
+func (s *Session) watchdog(l *Lease, fresh bool) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l.watchdog < 0 && fresh {
+		l.watchdog = s.r.nextProcess()
+		s.r.track(l.watchdog, s.proc)
+	}
+	return l.watchdog
+}
+
+// retireWatchdog gives l's next renewal a new process: the unknown one may
+// still take effect.
+func (s *Session) retireWatchdog(l *Lease) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l.watchdog = -1
+}

@@ -1,0 +1,120 @@
+// Package workloads drives locks the way applications do, each client a
+// process of its own, and records every operation in the history: on the
+// lock, and on the resource the lock protects, so that a run shows what a
+// double hold cost the data. A workload is one file: what a client locks
+// next and what it does while it holds the lock, plus the resource's setup
+// and final read, registered with the checkers that judge it.
+package workloads
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/deadbolt-lab/deadbolt/client"
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// Workload is what clients do with the lock.
+type Workload interface {
+	// Setup prepares the resource before any client starts and records
+	// what it wrote, so that a checker knows the starting point.
+	Setup(ctx context.Context, h *Harness) error
+	// Next is the key a client locks next.
+	Next(s *Session) string
+	// Critical is what a client does while it holds l. It returns early
+	// when the session is stopping or the lock reports l lost.
+	Critical(ctx context.Context, s *Session, l *Lease)
+	// Final reads the resource after every client stopped and records it.
+	Final(ctx context.Context, h *Harness) error
+}
+
+// Config is a run's shape and wiring, the same for every workload.
+type Config struct {
+	// Clients is how many clients run at once.
+	Clients int
+	// Keys are the lock keys (workloads that lock per user make their own).
+	Keys []string
+	TTL  time.Duration
+	// HoldMin and HoldMax bound the work done under the lock; Pause is the
+	// longest wait between a client's attempts.
+	HoldMin, HoldMax, Pause time.Duration
+	Seed                    uint64
+
+	// Lock and LockOptions are what every client opens.
+	Lock        string
+	LockOptions client.LockOptions
+	Endpoints   cluster.Endpoints
+	// Driver starts one client process.
+	Driver client.Command
+	// ReplyTimeout bounds each request to a client (time it spends paused
+	// excluded); 0 means DefaultReplyTimeout.
+	ReplyTimeout time.Duration
+	// LogDir receives each client process's log as p<N>.log; "" discards.
+	LogDir string
+	Rec    *history.Recorder
+}
+
+// DefaultReplyTimeout is how long a running client may take to answer.
+func (c Config) replyTimeout() time.Duration {
+	if c.ReplyTimeout > 0 {
+		return c.ReplyTimeout
+	}
+	return max(5*time.Second, 2*c.TTL)
+}
+
+// Validate checks the shape before anything starts.
+func (c Config) Validate() error {
+	switch {
+	case c.Clients < 1:
+		return fmt.Errorf("a workload needs at least one client, got %d", c.Clients)
+	case c.TTL <= 0:
+		return fmt.Errorf("a workload needs a TTL > 0, got %s", c.TTL)
+	case c.HoldMin < 0 || c.HoldMax < c.HoldMin || c.Pause < 0:
+		return fmt.Errorf("hold times need 0 <= min <= max and a pause >= 0 (got %s, %s, %s)", c.HoldMin, c.HoldMax, c.Pause)
+	}
+	return nil
+}
+
+// Kind is a registered workload.
+type Kind struct {
+	Name    string
+	Summary string
+	// Checkers judge its histories (see checker.Names).
+	Checkers []string
+	// Resource says it needs the cluster's resource node.
+	Resource bool
+	// NeedsKeys says it locks Config.Keys, which must not be empty.
+	NeedsKeys bool
+	New       func(Config) Workload
+}
+
+var registry = map[string]Kind{}
+
+func register(k Kind) {
+	if _, dup := registry[k.Name]; dup {
+		panic("workloads: duplicate " + k.Name)
+	}
+	registry[k.Name] = k
+}
+
+// Get returns the named workload kind.
+func Get(name string) (Kind, error) {
+	k, ok := registry[name]
+	if !ok {
+		return Kind{}, fmt.Errorf("unknown workload %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return k, nil
+}
+
+// Names lists the workloads, sorted.
+func Names() []string { return slices.Sorted(maps.Keys(registry)) }
+
+// lockChecks judge the lock service itself; every workload runs them.
+var lockChecks = []string{"double-holds", "lease-lock", "liveness"}
+
+func checks(extra ...string) []string { return append(slices.Clone(lockChecks), extra...) }

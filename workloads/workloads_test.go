@@ -1,0 +1,234 @@
+package workloads_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/client/clienttest"
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/workloads"
+)
+
+func TestMain(m *testing.M) { clienttest.Main(m) }
+
+func config(c *cluster.Cluster, lock string, rec *history.Recorder) workloads.Config {
+	return workloads.Config{
+		Clients: 4, Keys: []string{"a", "b"}, TTL: 2 * time.Second,
+		HoldMin: 5 * time.Millisecond, HoldMax: 30 * time.Millisecond, Pause: 5 * time.Millisecond,
+		Seed: 1, Lock: lock, Endpoints: c.Endpoints(), Driver: clienttest.Command(), Rec: rec,
+	}
+}
+
+// run drives a workload for d and returns its history, written to JSON and
+// read back as a checker would.
+func run(t *testing.T, name string, cfg workloads.Config, d time.Duration, during func(*workloads.Runner)) []history.Op {
+	t.Helper()
+	var buf bytes.Buffer
+	cfg.Rec = history.NewRecorder(&buf)
+	r, err := workloads.NewRunner(name, cfg)
+	require.NoError(t, err)
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- r.Run(context.Background(), stop) }()
+	if during != nil {
+		during(r)
+	}
+	time.Sleep(d)
+	close(stop)
+	require.NoError(t, <-done)
+	require.Empty(t, children(t), "no client process outlives its run")
+	ops, err := history.Parse(&buf)
+	require.NoError(t, err)
+	pairs, err := history.Pair(ops)
+	require.NoError(t, err)
+	for _, p := range pairs {
+		require.NotNil(t, p.Complete, "every operation completes when the workload stops: %+v", p.Invoke)
+	}
+	return ops
+}
+
+// children lists this process's live child processes from /proc.
+func children(t *testing.T) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	require.NoError(t, err)
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+		if ppid, _ := strconv.Atoi(f[1]); ppid == os.Getpid() && f[0] != "Z" {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func count(ops []history.Op, f history.F, t history.Type, p func(history.Op) bool) int {
+	n := 0
+	for _, op := range ops {
+		if op.F == f && op.Type == t && op.Process >= 0 && (p == nil || p(op)) {
+			n++
+		}
+	}
+	return n
+}
+
+func finalRead(t *testing.T, ops []history.Op, key string) int64 {
+	t.Helper()
+	for i := len(ops) - 1; i >= 0; i-- {
+		if op := ops[i]; op.Process == history.HarnessProcess && op.F == history.Read && op.Type == history.OK && op.Key == key {
+			return *op.Value
+		}
+	}
+	t.Fatalf("no final read of %s", key)
+	return 0
+}
+
+// With a correct lock and no fault, every increment lands: the register
+// ends at the number of acknowledged writes, and no write replaced anything
+// but the value it read.
+func TestIncrementsAllLandUnderACorrectLock(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1, Resource: true})
+	for _, tc := range []struct{ workload, lock string }{{"counter", "simple"}, {"fenced", "fenced"}} {
+		t.Run(tc.workload, func(t *testing.T) {
+			ops := run(t, tc.workload, config(c, tc.lock, nil), 2*time.Second, nil)
+			for _, k := range []string{"a", "b"} {
+				onKey := func(op history.Op) bool { return op.Key == k }
+				writes := count(ops, history.Write, history.OK, onKey)
+				require.Positive(t, writes)
+				require.Equal(t, int64(writes), finalRead(t, ops, k))
+			}
+			for _, op := range ops {
+				if op.F == history.Write && op.Type == history.OK && op.Process >= 0 {
+					require.NotNil(t, op.Prev)
+				}
+				if op.F.IsResource() && op.Type == history.Invoke && tc.workload == "fenced" && op.Process >= 0 {
+					require.Positive(t, op.Fence, "fenced accesses carry the lease's token")
+				}
+			}
+			require.Zero(t, count(ops, history.Write, history.Fail, nil), "no stale token without a fault")
+		})
+	}
+}
+
+func TestOrdersSellOncePerUserUnderACorrectLock(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1, Resource: true})
+	ops := run(t, "orders", config(c, "simple", nil), 3*time.Second, nil)
+	sold := count(ops, history.Order, history.OK, nil)
+	require.Positive(t, sold)
+	var total int64
+	for _, op := range ops {
+		if op.Process == history.HarnessProcess && op.F == history.Read && op.Type == history.OK && strings.HasPrefix(op.Key, workloads.OrderKeyPrefix) {
+			require.Equal(t, int64(1), *op.Value, "%s ordered once", op.Key)
+			total++
+		}
+	}
+	require.Equal(t, int64(sold), total)
+	require.Equal(t, workloads.Stock-total, finalRead(t, ops, "stock"))
+	require.Positive(t, count(ops, history.Acquire, history.Fail, func(op history.Op) bool { return op.Refused }),
+		"clients contend for one user's lock")
+}
+
+// Each client is one OS process of its own while the run goes.
+func TestOneProcessPerClient(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
+	cfg := config(c, "reentrant", nil)
+	run(t, "mutex", cfg, 500*time.Millisecond, func(r *workloads.Runner) {
+		require.Eventually(t, func() bool {
+			pids := map[int]bool{}
+			for i := 0; i < cfg.Clients; i++ {
+				_, p, err := r.Client(i)
+				if err != nil {
+					return false
+				}
+				pids[p.PID()] = true
+			}
+			kids := children(t)
+			for _, k := range kids {
+				if !pids[k] {
+					return false
+				}
+			}
+			return len(pids) == cfg.Clients && len(kids) == cfg.Clients
+		}, 10*time.Second, 10*time.Millisecond)
+	})
+}
+
+// A client that stops answering without the harness having paused it is
+// hung: its operation ends info and a new process with a new id goes on.
+func TestHungClientIsReplaced(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
+	cfg := config(c, "simple", nil)
+	cfg.Clients, cfg.ReplyTimeout = 1, 300*time.Millisecond
+	var hung int
+	ops := run(t, "mutex", cfg, time.Second, func(r *workloads.Runner) {
+		var pid int
+		require.Eventually(t, func() bool {
+			_, p, err := r.Client(0)
+			if err == nil {
+				pid = p.PID()
+			}
+			return err == nil
+		}, 10*time.Second, 5*time.Millisecond)
+		require.NoError(t, syscall.Kill(pid, syscall.SIGSTOP))
+		hung = pid
+	})
+	require.NotZero(t, hung)
+	infos := 0
+	last := 0
+	for _, op := range ops {
+		if op.Type == history.Info && strings.Contains(op.Error, "no reply in time") {
+			infos++
+		}
+		last = max(last, op.Process)
+	}
+	require.Equal(t, 1, infos, "the hung request ended info")
+	require.Positive(t, last, "a new process id took over")
+	require.Positive(t, count(ops, history.Acquire, history.OK, func(op history.Op) bool { return op.Process > 0 }))
+}
+
+func TestBadConfigurationsAreRejected(t *testing.T) {
+	rec := history.NewRecorder(nil)
+	_, err := workloads.NewRunner("nope", workloads.Config{})
+	require.ErrorContains(t, err, `unknown workload "nope"`)
+	_, err = workloads.NewRunner("mutex", workloads.Config{Clients: 0, TTL: time.Second, Rec: rec})
+	require.ErrorContains(t, err, "at least one client")
+	_, err = workloads.NewRunner("mutex", workloads.Config{Clients: 1, TTL: time.Second, Rec: rec})
+	require.ErrorContains(t, err, "needs lock keys")
+	_, err = workloads.NewRunner("counter", workloads.Config{Clients: 1, Keys: []string{"k"}, Rec: rec})
+	require.ErrorContains(t, err, "TTL")
+	_, err = workloads.NewRunner("orders", workloads.Config{Clients: 1, TTL: time.Second, HoldMin: 2, HoldMax: 1, Rec: rec})
+	require.ErrorContains(t, err, "hold times")
+}
+
+func TestEveryWorkloadNamesItsCheckers(t *testing.T) {
+	for _, name := range workloads.Names() {
+		k, err := workloads.Get(name)
+		require.NoError(t, err)
+		require.NotEmpty(t, k.Summary)
+		require.Contains(t, k.Checkers, "double-holds", "%s: every workload judges the lock service", name)
+	}
+	b, err := json.Marshal(workloads.Names())
+	require.NoError(t, err)
+	require.JSONEq(t, `["counter","fenced","mutex","orders"]`, string(b))
+}
