@@ -13,7 +13,7 @@ import (
 func init() {
 	register("kill-minority", "independent",
 		"SIGKILL a minority of the independent masters and restart them (empty) only after the lease TTL has passed",
-		func() Nemesis { return &KillMinority{After: 3 * time.Second, Margin: time.Second} })
+		func(p Params) Nemesis { return &KillMinority{After: or(p.After, 3*time.Second), Margin: time.Second} })
 }
 
 // KillMinority kills floor((N-1)/2) masters chosen by the seed and restarts

@@ -34,7 +34,7 @@ func TestKillMinorityOutwaitsTheTTLAndHeals(t *testing.T) {
 }
 
 func TestUnknownNemesis(t *testing.T) {
-	_, err := nemesis.New("meteor")
+	_, err := nemesis.New("meteor", nemesis.Params{})
 	require.ErrorContains(t, err, `unknown nemesis "meteor"`)
 	require.Equal(t, "sentinel", nemesis.Topology("isolate-primary"))
 	require.Equal(t, "", nemesis.Topology("none"), "no fault needs no topology")

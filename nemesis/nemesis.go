@@ -15,15 +15,52 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
 // Env is what a schedule acts on.
 type Env struct {
 	Cluster *cluster.Cluster
+	// Clients are the workload's client processes, for faults on clients.
+	Clients *workloads.Runner
 	Rec     *history.Recorder
 	Rng     *rand.Rand
 	// TTL is the workload's lease time, for schedules that must outwait it.
 	TTL time.Duration
+}
+
+// Params tune a schedule; zero fields take its defaults. Faults on clients
+// pick their victim by Key (the client that holds Key, the moment it does)
+// or else by Client (the slot's current process).
+type Params struct {
+	// After is how long the schedule waits before it starts.
+	After time.Duration `json:"after,omitempty"`
+	// For is how long a fault lasts (a pause: by default twice the TTL, so
+	// the lease surely runs out while its holder sleeps).
+	For time.Duration `json:"for,omitempty"`
+	// Key targets the holder of this lock key.
+	Key string `json:"key,omitempty"`
+	// On is the workload event that shows the victim holds Key: an ok
+	// acquire (the default) or an ok read of the resource under the lease
+	// (inside the critical section, before the write).
+	On history.F `json:"on,omitempty"`
+	// Client targets client slot n when Key is empty.
+	Client int `json:"client,omitempty"`
+	// Point stops the victim at this named point inside the lock.
+	Point string `json:"point,omitempty"`
+}
+
+// Validate rejects parameters no schedule can use.
+func (p Params) Validate() error {
+	switch {
+	case p.After < 0 || p.For < 0:
+		return fmt.Errorf("nemesis durations must not be negative (after %s, for %s)", p.After, p.For)
+	case p.On != "" && p.On != history.Acquire && p.On != history.Read:
+		return fmt.Errorf("a fault can wait for an ok %s or %s, not %q", history.Acquire, history.Read, p.On)
+	case p.Client < 0:
+		return fmt.Errorf("no client %d", p.Client)
+	}
+	return nil
 }
 
 // Nemesis is one fault schedule.
@@ -38,23 +75,32 @@ type Nemesis interface {
 type entry struct {
 	summary  string
 	topology string
-	make     func() Nemesis
+	make     func(Params) Nemesis
 }
 
 var registry = map[string]entry{}
 
-func register(name, topology, summary string, f func() Nemesis) {
+func register(name, topology, summary string, f func(Params) Nemesis) {
+	if _, dup := registry[name]; dup {
+		panic("nemesis: duplicate " + name)
+	}
 	registry[name] = entry{summary: summary, topology: topology, make: f}
 }
 
-// New returns the named schedule with its default timing.
-func New(name string) (Nemesis, error) {
+// New returns the named schedule tuned by p.
+func New(name string, p Params) (Nemesis, error) {
 	e, ok := registry[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown nemesis %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
-	return e.make(), nil
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return e.make(p), nil
 }
+
+// Summary is the one-line description of a schedule.
+func Summary(name string) string { return registry[name].summary }
 
 // Topology is the topology a schedule needs, "" when any will do.
 func Topology(name string) string { return registry[name].topology }
@@ -110,4 +156,12 @@ func inject(ctx context.Context, env Env, fault, node string, do, undo func(cont
 		err = uerr
 	}
 	return err
+}
+
+// or is d, or def when d is zero.
+func or(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
 }

@@ -10,13 +10,13 @@ import (
 func init() {
 	register("isolate-primary", "sentinel",
 		"cut the master off from its replicas and Sentinels (clients still reach it) until Sentinel promotes a replica, then heal",
-		func() Nemesis {
-			return &PrimaryFault{Fault: "isolate-primary", Do: (*cluster.Node).Isolate, After: 3 * time.Second, For: 8 * time.Second}
+		func(p Params) Nemesis {
+			return &PrimaryFault{Fault: "isolate-primary", Do: (*cluster.Node).Isolate, After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second)}
 		})
 	register("kill-primary", "sentinel",
 		"SIGKILL the master, let Sentinel promote a replica, restart the old master (empty: no persistence)",
-		func() Nemesis {
-			return &PrimaryFault{Fault: "kill-primary", Do: (*cluster.Node).Kill, After: 3 * time.Second, For: 8 * time.Second}
+		func(p Params) Nemesis {
+			return &PrimaryFault{Fault: "kill-primary", Do: (*cluster.Node).Kill, After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second)}
 		})
 }
 
