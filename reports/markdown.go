@@ -2,9 +2,12 @@ package reports
 
 import (
 	"fmt"
+	"sort"
 	"strings"
-	"time"
 )
+
+// anomaliesPerKind bounds each kind's list in report.md; results.json has them all.
+const anomaliesPerKind = 20
 
 // Markdown renders report.md for one run.
 func Markdown(r *Results) string {
@@ -17,17 +20,27 @@ func Markdown(r *Results) string {
 	fmt.Fprintf(&b, "**Verdict: %s**, expected %s: the result %s the expectation.\n\n%s\n\n", r.Verdict, r.Expected, outcome, r.Reason)
 	fmt.Fprintf(&b, "| | |\n|---|---|\n")
 	for _, row := range [][2]string{
-		{"lock", r.Lock}, {"topology", r.Topology}, {"nemesis", r.Nemesis},
-		{"clients", fmt.Sprint(r.Clients)}, {"workload time", fmt.Sprintf("%.0fs", r.TimeS)},
+		{"lock", r.Lock}, {"topology", r.Topology}, {"workload", r.Workload}, {"nemesis", r.Nemesis},
+		{"client processes", fmt.Sprint(r.Clients)}, {"workload time", fmt.Sprintf("%.0fs", r.TimeS)},
 		{"operations", fmt.Sprint(r.Ops)},
 		{"acquires ok / fail / info", fmt.Sprintf("%d / %d / %d", r.Stats.AcquiresOK, r.Stats.AcquiresFail, r.Stats.AcquiresInfo)},
 		{"releases ok / fail / info", fmt.Sprintf("%d / %d / %d", r.Stats.ReleasesOK, r.Stats.ReleasesFail, r.Stats.ReleasesInfo)},
-		{"lease-lock model", r.Linearizable},
-		{"double holds", fmt.Sprint(len(r.DoubleHolds))},
+		{"renewals (ok)", fmt.Sprintf("%d (%d)", r.Stats.Renewals, r.Stats.RenewalsOK)},
+		{"leases granted after their TTL", fmt.Sprint(r.Stats.ExpiredOnArrival)},
+		{"resource reads / writes / orders ok", fmt.Sprintf("%d / %d / %d", r.Stats.ReadsOK, r.Stats.WritesOK, r.Stats.OrdersOK)},
+		{"damage", Damage(r)},
 		{"final health check", r.Health},
 		{"run took", fmt.Sprintf("%.1fs", r.DurationS)},
 	} {
 		fmt.Fprintf(&b, "| %s | %s |\n", row[0], row[1])
+	}
+	b.WriteString("\n## Checks\n\n| checker | verdict | reason | metrics |\n|---|---|---|---|\n")
+	for _, c := range r.Checks {
+		v := string(c.Verdict)
+		if !c.Applicable {
+			v = "not applicable"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Checker, v, c.Reason, metrics(c.Metrics))
 	}
 	b.WriteString("\n## Faults\n\n")
 	if len(r.FaultWindows) == 0 {
@@ -40,29 +53,42 @@ func Markdown(r *Results) string {
 		}
 		fmt.Fprintf(&b, "- %s from %s to %s%s\n", w.Name(), Seconds(w.Start), Seconds(w.End), healed)
 	}
-	b.WriteString("\n## Double holds\n\n")
-	if len(r.DoubleHolds) == 0 {
+	b.WriteString("\n## Anomalies\n\n")
+	if len(r.Anomalies) == 0 {
 		b.WriteString("None.\n")
-	} else {
-		b.WriteString("| key | first holder | second holder | overlap | faults |\n|---|---|---|---|---|\n")
-		for _, d := range r.DoubleHolds {
-			fmt.Fprintf(&b, "| %s | process %d, %s to %s | process %d, %s to %s | %s to %s (%s) | %s |\n",
-				d.Key,
-				d.First.Process, Seconds(d.First.AcquiredAt), Seconds(d.First.Until),
-				d.Second.Process, Seconds(d.Second.AcquiredAt), Seconds(d.Second.Until),
-				Seconds(d.OverlapStart), Seconds(d.OverlapEnd), time.Duration(d.OverlapEnd-d.OverlapStart).Round(time.Millisecond),
-				strings.Join(d.Faults, ", "))
+	}
+	shown := map[string]int{}
+	for _, a := range r.Anomalies {
+		shown[a.Kind]++
+		if n := shown[a.Kind]; n <= anomaliesPerKind {
+			fmt.Fprintf(&b, "- %s at %s: %s\n", a.Kind, Seconds(a.At), a.Text)
 		}
 	}
-	if len(r.Anomalies) > 0 {
-		b.WriteString("\n## Anomalies\n\n")
-		for _, a := range r.Anomalies {
-			fmt.Fprintf(&b, "- %s\n", a)
+	for _, k := range sortedKeys(shown) {
+		if n := shown[k]; n > anomaliesPerKind {
+			fmt.Fprintf(&b, "- ... and %d more %s anomalies (all in results.json)\n", n-anomaliesPerKind, k)
 		}
 	}
-	fmt.Fprintf(&b, "\nFiles: `history.jsonl` (every operation), `results.json`, `%s` (porcupine's view of the lease-lock check), `<node>.log`.\n", ModelFile)
+	fmt.Fprintf(&b, "\nFiles: `scenario.json` (the run's full description), `history.jsonl` (every operation), `results.json`, `%s` (porcupine's view of the lease-lock check), `<node>.log`, `clients/p<N>.log` (each client process's log).\n", ModelFile)
 	fmt.Fprintf(&b, "\nRe-check: `deadbolt check %s`. Re-run: `deadbolt run %s --seed %d`.\n", r.Dir, r.Scenario, r.Seed)
 	return b.String()
+}
+
+func metrics(m map[string]int64) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 // Seconds formats a history time (ns since the run started) as t+S.SSSs.

@@ -18,6 +18,7 @@ type Results struct {
 	Seed        uint64  `json:"seed"`
 	Lock        string  `json:"lock"`
 	Topology    string  `json:"topology"`
+	Workload    string  `json:"workload"`
 	Nemesis     string  `json:"nemesis"`
 	Clients     int     `json:"clients"`
 	TimeS       float64 `json:"time_s"`
@@ -25,10 +26,9 @@ type Results struct {
 	Verdict     string  `json:"verdict"`
 	Matches     bool    `json:"matches"`
 	Reason      string  `json:"reason"`
-	// Linearizable is the lease-lock model's verdict on its own.
-	Linearizable string                `json:"linearizable"`
-	DoubleHolds  []checker.DoubleHold  `json:"double_holds"`
-	Anomalies    []string              `json:"anomalies"`
+	// Checks are every checker's verdict, reason, metrics and evidence.
+	Checks       []checker.Result      `json:"checks"`
+	Anomalies    []checker.Anomaly     `json:"anomalies"`
 	FaultWindows []checker.FaultWindow `json:"fault_windows"`
 	Stats        checker.Stats         `json:"stats"`
 	Ops          int                   `json:"ops"`
@@ -38,16 +38,35 @@ type Results struct {
 	Dir    string `json:"dir"`
 }
 
-// SetCheck copies a checker result in.
-func (r *Results) SetCheck(c checker.Result, matches bool) {
+// SetCheck copies a checker report in.
+func (r *Results) SetCheck(c checker.Report, matches bool) {
 	r.Verdict = string(c.Verdict)
 	r.Matches = matches
 	r.Reason = c.Reason
-	r.Linearizable = string(c.Linearizable)
-	r.DoubleHolds = c.DoubleHolds
+	r.Checks = c.Checks
 	r.Anomalies = c.Anomalies
 	r.FaultWindows = c.FaultWindows
 	r.Stats = c.Stats
+}
+
+// Metric sums a metric over the checks that report it.
+func (r *Results) Metric(name string) int64 {
+	var n int64
+	for _, c := range r.Checks {
+		n += c.Metrics[name]
+	}
+	return n
+}
+
+// CheckVerdict is the named check's verdict, "-" when it did not run or had
+// nothing to judge.
+func (r *Results) CheckVerdict(name string) string {
+	for _, c := range r.Checks {
+		if c.Checker == name && c.Applicable {
+			return string(c.Verdict)
+		}
+	}
+	return "-"
 }
 
 // ReadResults reads a results.json.

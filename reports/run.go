@@ -18,7 +18,7 @@ const (
 )
 
 // WriteRun writes results.json, report.md and the model view into dir.
-func WriteRun(dir string, r *Results, c checker.Result) error {
+func WriteRun(dir string, r *Results, c checker.Report) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
