@@ -7,9 +7,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/checker"
+	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/locks"
@@ -19,23 +21,30 @@ import (
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
+// MinAcquires is how many acquires must succeed for a run to count: an
+// idle run proves nothing.
+const MinAcquires = 10
+
 // RunOptions override a scenario's defaults for one run.
 type RunOptions struct {
-	Seed    uint64
-	Time    time.Duration // 0: the scenario's
-	Clients int           // 0: the scenario's
-	Lock    string        // "": the scenario's
-	Store   string        // root of the run store
+	Seed     uint64
+	Time     time.Duration // 0: the scenario's
+	Clients  int           // 0: the scenario's
+	Lock     string        // "": the scenario's
+	Workload string        // "": the scenario's
+	Store    string        // root of the run store
+	// Driver starts each client process; empty: this binary's `client`.
+	Driver client.Command
 	// Log receives progress lines; nil discards them.
 	Log func(format string, args ...any)
 }
 
 // ErrInterrupted is returned when ctx ended before the run finished; the
-// cluster is removed and no verdict is given.
+// cluster and the clients are removed and no verdict is given.
 var ErrInterrupted = errors.New("run interrupted")
 
 // Prepare applies the options and rejects combinations that cannot work,
-// before any container starts.
+// before any container or process starts.
 func (s Scenario) Prepare(o RunOptions) (Scenario, error) {
 	if o.Time != 0 {
 		s.Time = o.Time
@@ -45,6 +54,9 @@ func (s Scenario) Prepare(o RunOptions) (Scenario, error) {
 	}
 	if o.Lock != "" {
 		s.Lock = o.Lock
+	}
+	if o.Workload != "" {
+		s.Workload = o.Workload
 	}
 	if s.Clients < 1 {
 		return s, fmt.Errorf("--clients must be at least 1, got %d", s.Clients)
@@ -56,9 +68,30 @@ func (s Scenario) Prepare(o RunOptions) (Scenario, error) {
 	if err := locks.Fits(s.Lock, groups); err != nil {
 		return s, fmt.Errorf("lock %s cannot run in scenario %s (%s topology): %w", s.Lock, s.Name, s.Cluster.Topology, err)
 	}
-	n, err := nemesis.New(s.Nemesis)
+	kind, err := workloads.Get(s.WorkloadName())
 	if err != nil {
 		return s, err
+	}
+	if kind.NeedsKeys && len(s.Keys) == 0 {
+		return s, fmt.Errorf("scenario %s runs workload %s without lock keys", s.Name, kind.Name)
+	}
+	n, err := nemesis.New(s.Nemesis, s.Fault)
+	if err != nil {
+		return s, err
+	}
+	if s.Fault.Point != "" {
+		if err := locks.HasPoint(s.Lock, s.Fault.Point); err != nil {
+			return s, fmt.Errorf("scenario %s stops clients at %q: %w", s.Name, s.Fault.Point, err)
+		}
+	}
+	if s.Fault.Key != "" && kind.NeedsKeys && !slices.Contains(s.Keys, s.Fault.Key) {
+		return s, fmt.Errorf("scenario %s faults the holder of %q, which no client locks (keys: %v)", s.Name, s.Fault.Key, s.Keys)
+	}
+	if s.Fault.On == history.Read && !kind.Resource {
+		return s, fmt.Errorf("scenario %s waits for a resource read, and workload %s reads none", s.Name, kind.Name)
+	}
+	if s.Fault.Client >= s.Clients {
+		return s, fmt.Errorf("scenario %s faults client %d of %d", s.Name, s.Fault.Client, s.Clients)
 	}
 	if need := n.Span(s.TTL) + 2*time.Second; s.Time < need {
 		return s, fmt.Errorf("scenario %s needs --time of at least %s (nemesis schedule %s plus 2s), got %s", s.Name, need, n.Span(s.TTL), s.Time)
@@ -66,9 +99,31 @@ func (s Scenario) Prepare(o RunOptions) (Scenario, error) {
 	return s, nil
 }
 
-// Run executes the scenario: start the cluster, drive the workload while the
-// nemesis injects its faults, heal, check the history and write the run's
-// directory. The cluster is removed on every path.
+// DefaultDriver runs clients as `deadbolt client` of this very binary.
+func DefaultDriver() (client.Command, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return client.Command{}, fmt.Errorf("find the deadbolt binary for its clients: %w", err)
+	}
+	return client.Command{Path: exe, Args: []string{"client"}}, nil
+}
+
+// spec is the run's description, written to scenario.json.
+func (s Scenario) spec(seed uint64, driver client.Command, kind workloads.Kind) RunSpec {
+	return RunSpec{
+		Scenario: s.Name, Description: s.Description, Expect: s.Expect, Seed: seed,
+		Lock: s.Lock, Cluster: s.Cluster.Defaults(), Workload: kind.Name, Checkers: kind.Checkers,
+		Nemesis: s.Nemesis, Fault: s.Fault, Clients: s.Clients, Keys: s.Keys,
+		TTLMS: s.TTL.Milliseconds(), HoldMinMS: s.HoldMin.Milliseconds(), HoldMaxMS: s.HoldMax.Milliseconds(),
+		PauseMS: s.Pause.Milliseconds(), TimeMS: s.Time.Milliseconds(), MinAcquires: MinAcquires,
+		Driver: append([]string{driver.Path}, driver.Args...),
+	}
+}
+
+// Run executes the scenario: start the cluster, drive the client processes
+// while the nemesis injects its faults, heal, check the history and write
+// the run's directory. The cluster and every client are removed on every
+// path.
 func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, err error) {
 	logf := o.Log
 	if logf == nil {
@@ -78,9 +133,18 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	if err != nil {
 		return nil, err
 	}
+	kind, _ := workloads.Get(s.WorkloadName())
+	driver := o.Driver
+	if driver.Path == "" {
+		if driver, err = DefaultDriver(); err != nil {
+			return nil, err
+		}
+	}
 	started := time.Now()
+	spec := s.Cluster
+	spec.Resource = kind.Resource
 	logf("%s: starting %s topology (seed %d)", s.Name, s.Cluster.Topology, o.Seed)
-	cl, err := cluster.Start(ctx, s.Cluster)
+	cl, err := cluster.Start(ctx, spec)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ErrInterrupted
@@ -97,42 +161,48 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	if err != nil {
 		return nil, err
 	}
+	rs := s.spec(o.Seed, driver, kind)
+	if err := writeSpec(dir, rs); err != nil {
+		return nil, err
+	}
 	hf, err := os.Create(filepath.Join(dir, HistoryFile))
 	if err != nil {
 		return nil, err
 	}
 	defer hf.Close()
-
 	rec := history.NewRecorder(hf)
-	rng := rand.New(rand.NewPCG(o.Seed, 0x6e656d65))
-	nem, _ := nemesis.New(s.Nemesis)
-	w := &workloads.Mutex{
+	runner, err := workloads.NewRunner(kind.Name, workloads.Config{
 		Clients: s.Clients, Keys: s.Keys, TTL: s.TTL,
-		HoldMin: s.HoldMin, HoldMax: s.HoldMax, Pause: s.Pause,
-		Seed: o.Seed, Rec: rec,
-		Lock: func(ev locks.Events) (locks.Lock, func(), error) {
-			clients := cl.Clients(cluster.DefaultClientOptions())
-			closeAll := func() {
-				for _, c := range clients {
-					c.Close()
-				}
-			}
-			l, err := locks.New(s.Lock, clients, locks.Options{TTL: s.TTL, Events: ev})
-			if err != nil {
-				closeAll()
-				return nil, nil, err
-			}
-			return l, closeAll, nil
-		},
+		HoldMin: s.HoldMin, HoldMax: s.HoldMax, Pause: s.Pause, Seed: o.Seed,
+		Lock: s.Lock, Endpoints: cl.Endpoints(), Driver: driver,
+		LogDir: filepath.Join(dir, "clients"), Rec: rec,
+	})
+	if err != nil {
+		return nil, err
 	}
+	nem, _ := nemesis.New(s.Nemesis, s.Fault)
+	logf("%s: %d client processes on %s (%s workload) for %s, nemesis %s, run dir %s", s.Name, s.Clients, s.Lock, kind.Name, s.Time, s.Nemesis, dir)
 
-	logf("%s: %d clients on %s for %s, nemesis %s, run dir %s", s.Name, s.Clients, s.Lock, s.Time, s.Nemesis, dir)
-	nemErr := make(chan error, 1)
-	go func() { nemErr <- nem.Run(ctx, nemesis.Env{Cluster: cl, Rec: rec, Rng: rng, TTL: s.TTL}) }()
 	stop := make(chan struct{})
 	timer := time.AfterFunc(s.Time, func() { close(stop) })
 	defer timer.Stop()
-	werr := w.Run(ctx, stop)
+	// The nemesis stops looking for its moment when the workload ends;
+	// whatever it broke, it heals all the same.
+	nctx, ncancel := context.WithCancel(ctx)
+	defer ncancel()
+	go func() {
+		select {
+		case <-stop:
+			ncancel()
+		case <-nctx.Done():
+		}
+	}()
+	rng := rand.New(rand.NewPCG(o.Seed, 0x6e656d65))
+	nemErr := make(chan error, 1)
+	go func() {
+		nemErr <- nem.Run(nctx, nemesis.Env{Cluster: cl, Clients: runner, Rec: rec, Rng: rng, TTL: s.TTL})
+	}()
+	werr := runner.Run(ctx, stop)
 	nerr := <-nemErr
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
@@ -140,7 +210,6 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	if err := errors.Join(werr, nerr); err != nil {
 		return nil, err
 	}
-
 	// Every run ends healed and checked, so a broken cluster is never
 	// mistaken for a result.
 	healCtx, cancel := context.WithTimeout(ctx, 90*time.Second)
@@ -155,18 +224,17 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	if err := rec.Err(); err != nil {
 		return nil, err
 	}
-
 	ops := rec.Ops()
-	result := checker.Check(ops, checker.Options{LinearizabilityTimeout: time.Minute, MinAcquires: 10})
+	report := checker.Check(ops, checker.Options{Checkers: kind.Checkers, LinearizabilityTimeout: time.Minute, MinAcquires: MinAcquires})
 	res = &reports.Results{
 		Scenario: s.Name, Description: s.Description, Seed: o.Seed,
-		Lock: s.Lock, Topology: s.Cluster.Topology, Nemesis: s.Nemesis,
+		Lock: s.Lock, Topology: s.Cluster.Topology, Workload: kind.Name, Nemesis: s.Nemesis,
 		Expected: string(s.Expect), Clients: s.Clients, TimeS: s.Time.Seconds(),
 		Ops: len(ops), DurationS: time.Since(started).Seconds(), Health: health,
 		Dir: dir,
 	}
-	res.SetCheck(result, s.Expect.Matches(string(result.Verdict)))
-	if err := reports.WriteRun(dir, res, result); err != nil {
+	res.SetCheck(report, s.Expect.Matches(string(report.Verdict)))
+	if err := reports.WriteRun(dir, res, report); err != nil {
 		return res, err
 	}
 	return res, linkLatest(o.Store, dir)

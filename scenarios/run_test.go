@@ -9,10 +9,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/deadbolt-lab/deadbolt/client/clienttest"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
+
+func TestMain(m *testing.M) { clienttest.Main(m) }
 
 func TestEveryScenarioIsRunnableAsRegistered(t *testing.T) {
 	require.NotEmpty(t, scenarios.CISuite())
@@ -39,6 +42,17 @@ func TestBadRunOptionsAreRejectedBeforeAnyContainer(t *testing.T) {
 	require.NoError(t, err)
 	_, err = r.Prepare(scenarios.RunOptions{Lock: "simple"})
 	require.ErrorContains(t, err, "lock simple cannot run in scenario failover-redlock")
+	_, err = s.Prepare(scenarios.RunOptions{Workload: "nope"})
+	require.ErrorContains(t, err, `unknown workload "nope"`)
+	p, err := scenarios.Get("pause-get-then-del")
+	require.NoError(t, err)
+	_, err = p.Prepare(scenarios.RunOptions{Lock: "simple"})
+	require.ErrorContains(t, err, `lock simple has no point "after-get"`)
+	p, err = scenarios.Get("pause-simple")
+	require.NoError(t, err)
+	_, err = p.Prepare(scenarios.RunOptions{Workload: "mutex"})
+	require.ErrorContains(t, err, "waits for a resource read")
+
 	_, err = scenarios.Get("nope")
 	require.ErrorContains(t, err, `unknown scenario "nope"`)
 }
@@ -50,7 +64,7 @@ func TestInterruptedRunRemovesItsCluster(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(6*time.Second, cancel)
-	_, err = s.Run(ctx, scenarios.RunOptions{Seed: 1, Store: t.TempDir()})
+	_, err = s.Run(ctx, scenarios.RunOptions{Seed: 1, Store: t.TempDir(), Driver: clienttest.Command()})
 	require.ErrorIs(t, err, scenarios.ErrInterrupted)
 	left, err := cluster.Leftovers(context.Background(), fmt.Sprintf("%s=%d", cluster.LabelPID, os.Getpid()))
 	require.NoError(t, err)

@@ -31,7 +31,11 @@ type Scenario struct {
 	Expect      Expectation
 	Lock        string
 	Cluster     cluster.Spec
-	Nemesis     string
+	// Workload is what clients do under the lock ("" is mutex).
+	Workload string
+	Nemesis  string
+	// Fault tunes the nemesis: its victim, timing, point.
+	Fault nemesis.Params
 	// Workload shape.
 	Clients int
 	Keys    []string
@@ -43,6 +47,14 @@ type Scenario struct {
 	Time time.Duration
 	// CI marks the scenarios of the CI suite (`deadbolt scenario` with no names).
 	CI bool
+}
+
+// WorkloadName is the scenario's workload ("" means mutex).
+func (s Scenario) WorkloadName() string {
+	if s.Workload == "" {
+		return "mutex"
+	}
+	return s.Workload
 }
 
 var registry = map[string]Scenario{}

@@ -1,0 +1,71 @@
+package scenarios
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/nemesis"
+)
+
+// SpecFile is the name of a run's full description in its directory.
+const SpecFile = "scenario.json"
+
+// RunSpec is scenario.json: everything a run was, written before it
+// starts, so that a stored run can be re-checked (which checkers apply,
+// the TTL) and re-run without the code that defined it.
+type RunSpec struct {
+	Scenario    string         `json:"scenario"`
+	Description string         `json:"description"`
+	Expect      Expectation    `json:"expect"`
+	Seed        uint64         `json:"seed"`
+	Lock        string         `json:"lock"`
+	Cluster     cluster.Spec   `json:"cluster"`
+	Workload    string         `json:"workload"`
+	Checkers    []string       `json:"checkers"`
+	Nemesis     string         `json:"nemesis"`
+	Fault       nemesis.Params `json:"fault"`
+	Clients     int            `json:"clients"`
+	Keys        []string       `json:"keys,omitempty"`
+	TTLMS       int64          `json:"ttl_ms"`
+	HoldMinMS   int64          `json:"hold_min_ms"`
+	HoldMaxMS   int64          `json:"hold_max_ms"`
+	PauseMS     int64          `json:"pause_ms"`
+	TimeMS      int64          `json:"time_ms"`
+	MinAcquires int            `json:"min_acquires"`
+	// Driver is the command that ran each client.
+	Driver []string `json:"driver"`
+}
+
+// TTL is the configured lease time.
+func (r RunSpec) TTL() time.Duration { return time.Duration(r.TTLMS) * time.Millisecond }
+
+func writeSpec(dir string, r RunSpec) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, SpecFile), append(b, '\n'), 0o644)
+}
+
+// ReadSpec reads a run directory's scenario.json.
+func ReadSpec(dir string) (RunSpec, error) {
+	var r RunSpec
+	b, err := os.ReadFile(filepath.Join(dir, SpecFile))
+	if err != nil {
+		return r, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return r, fmt.Errorf("%s: not a run description: %w", filepath.Join(dir, SpecFile), err)
+	}
+	if r.TTLMS <= 0 || len(r.Checkers) == 0 {
+		return r, fmt.Errorf("%s: a run description needs ttl_ms > 0 and its checkers", filepath.Join(dir, SpecFile))
+	}
+	return r, nil
+}
