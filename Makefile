@@ -9,7 +9,7 @@ BIN := bin/deadbolt
 # where a registry is reachable); otherwise the local one is built.
 IMAGE := deadbolt/redis:7.0
 
-.PHONY: all image build test scenario bench vet clean
+.PHONY: all image build test scenario bench vet clean test-deps
 
 all: build
 
@@ -27,13 +27,21 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	go vet ./...
 
-test: image vet
-	go test -count=1 -timeout 15m ./...
+# The driver conformance test runs a minimal Python driver beside the Go one.
+test-deps:
+	@command -v python3 >/dev/null 2>&1 || { \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  echo "installing python3 with apt-get"; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends python3 >/dev/null; }
+
+test: image vet test-deps
+	go test -count=1 -timeout 20m ./...
 
 scenario: image build
 	$(BIN) scenario
 
-# Every lock's acquire+release cycle next to the bare-commands ceiling.
+# Every lock's acquire+release cycle next to the bare-commands ceiling, and
+# the client protocol's cycle next to the same lock in-process.
 # BENCH_COUNT runs of the whole suite, one `go test` each (-count 1) rather
 # than -count N: machine noise comes in bursts, and runs of one lock back to
 # back would share a burst, so the locks take turns. `deadbolt bench` prints
@@ -44,7 +52,7 @@ bench: image
 	@set -o pipefail; out=store/bench/$$(date +%Y%m%dt%H%M%S).txt; \
 	for i in $$(seq $(BENCH_COUNT)); do \
 	  echo "bench run $$i of $(BENCH_COUNT)" >&2; \
-	  go test -run '^$$' -bench . -benchmem -count 1 -timeout 15m ./locks/ || exit 1; \
+	  go test -run '^$$' -bench . -benchmem -count 1 -timeout 15m ./locks/ ./client/ || exit 1; \
 	done | tee $$out | go run ./cmd/deadbolt bench; \
 	status=$$?; echo "raw output: $$out"; exit $$status
 

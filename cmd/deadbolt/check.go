@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/history"
@@ -14,8 +17,8 @@ import (
 )
 
 func cmdCheck(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	pos, err := parse(fs, args)
+	fset := flag.NewFlagSet("check", flag.ContinueOnError)
+	pos, err := parse(fset, args)
 	if err != nil {
 		return err
 	}
@@ -28,18 +31,36 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	} else if st.IsDir() {
 		path = filepath.Join(path, scenarios.HistoryFile)
 	}
+	// The run's description says which checkers apply; a bare history
+	// gets the checks of the lock service alone.
+	opts := checker.Options{LinearizabilityTimeout: checker.DefaultLinearizabilityTimeout, MinAcquires: scenarios.MinAcquires}
+	from := "no scenario.json beside it: the lock-service checks only"
+	spec, err := scenarios.ReadSpec(filepath.Dir(path))
+	switch {
+	case err == nil:
+		opts.Checkers, opts.MinAcquires = spec.Checkers, spec.MinAcquires
+		from = fmt.Sprintf("scenario.json: %s on %s, workload %s", spec.Scenario, spec.Lock, spec.Workload)
+		for _, n := range spec.Checkers {
+			if err := checker.Lookup(n); err != nil {
+				return badInput("%s: %v", filepath.Join(filepath.Dir(path), scenarios.SpecFile), err)
+			}
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return badInput("%v", err)
+	}
 	ops, err := history.ReadFile(path)
 	if err != nil {
 		return badInput("%v", err)
 	}
-	res := checker.Check(ops, checker.Options{LinearizabilityTimeout: checker.DefaultLinearizabilityTimeout, MinAcquires: 10})
-	fmt.Fprintf(stdout, "%s: %s. %s\n", path, res.Verdict, res.Reason)
+	started := time.Now()
+	res := checker.Check(ops, opts)
+	fmt.Fprintf(stdout, "%s (%s): %s in %s. %s\n", path, from, res.Verdict, time.Since(started).Round(time.Millisecond), res.Reason)
 	for i, a := range res.Anomalies {
 		if i == 10 {
 			fmt.Fprintf(stdout, "  ... and %d more anomalies\n", len(res.Anomalies)-i)
 			break
 		}
-		fmt.Fprintf(stdout, "  %s\n", a)
+		fmt.Fprintf(stdout, "  %s: %s\n", a.Kind, a.Text)
 	}
 	if stored, err := reports.ReadResults(filepath.Join(filepath.Dir(path), reports.ResultsFile)); err == nil {
 		same := "the same as"

@@ -9,6 +9,7 @@ import (
 	"github.com/deadbolt-lab/deadbolt/locks"
 	_ "github.com/deadbolt-lab/deadbolt/locks/all"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
+	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
 func cmdList(args []string, stdout io.Writer) error {
@@ -44,6 +45,23 @@ func cmdLocks(args []string, stdout io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	for _, name := range locks.Names() {
 		fmt.Fprintf(tw, "%s\t%s\n", name, locks.Summary(name))
+	}
+	return tw.Flush()
+}
+
+func cmdWorkloads(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("workloads", flag.ContinueOnError)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return badInput("workloads takes no arguments, got %q", pos)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	for _, name := range workloads.Names() {
+		k, _ := workloads.Get(name)
+		fmt.Fprintf(tw, "%s\t%s\n", name, k.Summary)
 	}
 	return tw.Flush()
 }

@@ -3,9 +3,11 @@
 //
 //	deadbolt list
 //	deadbolt locks
-//	deadbolt run NAME [--seed N] [--time D] [--clients N] [--lock NAME] [--store DIR]
+//	deadbolt workloads
+//	deadbolt run NAME [--seed N] [--time D] [--clients N] [--lock NAME] [--workload NAME] [--store DIR]
 //	deadbolt scenario [NAME...] [--seed N] [--store DIR]
 //	deadbolt check RUN_DIR
+//	deadbolt client                 (started by the harness: one lock user)
 //	deadbolt bench [--strict] [FILE...]
 //
 // run and scenario exit 0 when every verdict matches its expectation, 1 when
@@ -51,9 +53,11 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 const usage = `usage:
   deadbolt list                      scenarios, one a line, with their expectation
   deadbolt locks                     locks selectable with --lock, one a line
+  deadbolt workloads                 workloads selectable with --workload, one a line
   deadbolt run NAME [flags]          run one scenario
   deadbolt scenario [NAME...] [flags] run a suite (default: the CI suite) and compare
   deadbolt check RUN_DIR             re-check a stored history
+  deadbolt client                    a lock user process, started by the harness (docs/driver-protocol.md)
   deadbolt bench [--strict] [FILE...] table of lock benchmarks from go test -bench output (stdin)
 `
 
@@ -61,6 +65,9 @@ func main() {
 	// go-redis logs every reconnect; faults make that noise, the history
 	// has the facts.
 	redis.SetLogger(quietLogger{})
+	if len(os.Args) > 1 && os.Args[1] == "client" {
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
 	tclog.SetDefault(tclog.NewNoopLogger())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
@@ -101,12 +108,16 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdList(args[1:], stdout)
 	case "locks":
 		return cmdLocks(args[1:], stdout)
+	case "workloads":
+		return cmdWorkloads(args[1:], stdout)
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "scenario":
 		return cmdScenario(ctx, args[1:], stdout, stderr)
 	case "check":
 		return cmdCheck(args[1:], stdout)
+	case "client":
+		return cmdClient(args[1:], stdout, stderr)
 	case "bench":
 		return cmdBench(args[1:], stdout)
 	case "help", "-h", "--help":

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,6 +38,11 @@ func TestBadInputExits254WithAMessage(t *testing.T) {
 		{[]string{"check"}, "one run directory"},
 		{[]string{"check", "/no/such/run"}, "no such file"},
 		{[]string{"list", "extra"}, "no arguments"},
+		{[]string{"workloads", "extra"}, "no arguments"},
+		{[]string{"run", "pause-simple", "--workload", "nope"}, `unknown workload "nope"`},
+		{[]string{"run", "pause-simple", "--lock", "get-then-del", "--workload", "mutex"}, "waits for a resource read"},
+		{[]string{"run", "pause-get-then-del", "--lock", "simple"}, `lock simple has no point "after-get"`},
+		{[]string{"client", "extra"}, "takes no arguments"},
 	} {
 		code, _, stderr := deadbolt(t, tc.args...)
 		require.Equal(t, exitBadInput, code, "%v", tc.args)
@@ -53,6 +59,11 @@ func TestListAndLocks(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Regexp(t, `(?m)^simple\s`, out)
 	require.Regexp(t, `(?m)^redlock\s`, out)
+	code, out, _ = deadbolt(t, "workloads")
+	require.Equal(t, 0, code)
+	for _, w := range []string{"mutex", "counter", "fenced", "orders"} {
+		require.Regexp(t, `(?m)^`+w+`\s+\S`, out)
+	}
 }
 
 // writeHistory records n sequential acquire/release cycles on one key, and
@@ -67,14 +78,15 @@ func writeHistory(t *testing.T, n int, overlap bool) string {
 	ttl := int64(10e9)
 	for i := 0; i < n; i++ {
 		owner := string(rune('a' + i))
-		rec.Record(history.Op{Type: history.Invoke, Process: 0, F: history.Acquire, Key: "k", TTL: ttl})
-		rec.Record(history.Op{Type: history.OK, Process: 0, F: history.Acquire, Key: "k", TTL: ttl, Owner: owner, Deadline: rec.Now() + ttl})
+		lease := "p0." + owner
+		rec.Record(history.Op{Type: history.Invoke, Process: 0, F: history.Acquire, Key: "k", Lease: lease, TTL: ttl})
+		rec.Record(history.Op{Type: history.OK, Process: 0, F: history.Acquire, Key: "k", Lease: lease, TTL: ttl, Owner: owner, Deadline: rec.Now() + ttl})
 		if overlap && i == n-1 {
-			rec.Record(history.Op{Type: history.Invoke, Process: 1, F: history.Acquire, Key: "k", TTL: ttl})
-			rec.Record(history.Op{Type: history.OK, Process: 1, F: history.Acquire, Key: "k", TTL: ttl, Owner: "intruder", Deadline: rec.Now() + ttl})
+			rec.Record(history.Op{Type: history.Invoke, Process: 1, F: history.Acquire, Key: "k", Lease: "p1.1", TTL: ttl})
+			rec.Record(history.Op{Type: history.OK, Process: 1, F: history.Acquire, Key: "k", Lease: "p1.1", TTL: ttl, Owner: "intruder", Deadline: rec.Now() + ttl})
 		}
-		rec.Record(history.Op{Type: history.Invoke, Process: 0, F: history.Release, Key: "k", Owner: owner})
-		rec.Record(history.Op{Type: history.OK, Process: 0, F: history.Release, Key: "k", Owner: owner})
+		rec.Record(history.Op{Type: history.Invoke, Process: 0, F: history.Release, Key: "k", Lease: lease, Owner: owner})
+		rec.Record(history.Op{Type: history.OK, Process: 0, F: history.Release, Key: "k", Lease: lease, Owner: owner})
 	}
 	require.NoError(t, rec.Err())
 	return dir
@@ -83,11 +95,11 @@ func writeHistory(t *testing.T, n int, overlap bool) string {
 func TestCheckExitCodes(t *testing.T) {
 	code, out, _ := deadbolt(t, "check", writeHistory(t, 12, false))
 	require.Equal(t, exitOK, code, out)
-	require.Contains(t, out, ": valid.")
+	require.Contains(t, out, ": valid in ")
 
 	code, out, _ = deadbolt(t, "check", writeHistory(t, 12, true))
 	require.Equal(t, exitContradicts, code, out)
-	require.Contains(t, out, "double hold on key \"k\"")
+	require.Contains(t, out, "double-hold: double hold on key \"k\"")
 
 	code, out, _ = deadbolt(t, "check", writeHistory(t, 2, false))
 	require.Equal(t, exitUnknown, code, out)
@@ -98,4 +110,48 @@ func TestCheckExitCodes(t *testing.T) {
 	code, _, stderr := deadbolt(t, "check", corrupt)
 	require.Equal(t, exitBadInput, code)
 	require.Contains(t, stderr, "line 1: not a history operation")
+}
+
+// A stored run is re-checked with the checkers its scenario.json names: a
+// lost update the lock-service checks cannot see is found once the run
+// says it protected a counter.
+func TestCheckTakesItsCheckersFromScenarioJSON(t *testing.T) {
+	dir := writeHistory(t, 12, false)
+	f, err := os.OpenFile(filepath.Join(dir, "history.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	ops, err := history.ReadFile(filepath.Join(dir, "history.jsonl"))
+	require.NoError(t, err)
+	at := ops[len(ops)-1].Time
+	enc := json.NewEncoder(f)
+	for _, op := range []history.Op{
+		{Type: history.Invoke, Process: history.HarnessProcess, F: history.Write, Key: "k", Value: history.Int(0)},
+		{Type: history.OK, Process: history.HarnessProcess, F: history.Write, Key: "k", Value: history.Int(0)},
+		{Type: history.Invoke, Process: 0, F: history.Write, Key: "k", Lease: "p0.a", Value: history.Int(1)},
+		{Type: history.OK, Process: 0, F: history.Write, Key: "k", Lease: "p0.a", Prev: history.Int(0)},
+		{Type: history.Invoke, Process: history.HarnessProcess, F: history.Read, Key: "k"},
+		{Type: history.OK, Process: history.HarnessProcess, F: history.Read, Key: "k", Value: history.Int(0)},
+	} {
+		op.Index, op.Time = len(ops), at
+		ops = append(ops, op)
+		require.NoError(t, enc.Encode(op))
+	}
+	require.NoError(t, f.Close())
+
+	code, out, _ := deadbolt(t, "check", dir)
+	require.Equal(t, exitOK, code, out)
+	require.Contains(t, out, "no scenario.json beside it")
+
+	spec := `{"scenario":"x","description":"","expect":"unsafe","seed":1,"lock":"simple","cluster":{"Topology":"independent"},
+	  "workload":"counter","checkers":["double-holds","lost-updates"],"nemesis":"none","fault":{},"clients":1,
+	  "ttl_ms":10000,"hold_min_ms":0,"hold_max_ms":0,"pause_ms":0,"time_ms":1000,"min_acquires":10,"driver":["deadbolt","client"]}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "scenario.json"), []byte(spec), 0o644))
+	code, out, _ = deadbolt(t, "check", dir)
+	require.Equal(t, exitContradicts, code, out)
+	require.Contains(t, out, "workload counter")
+	require.Contains(t, out, "the resource lost 1 update")
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "scenario.json"), []byte(`{"ttl_ms":1,"checkers":["nope"]}`), 0o644))
+	code, _, stderr := deadbolt(t, "check", dir)
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, stderr, `unknown checker "nope"`)
 }

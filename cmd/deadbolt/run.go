@@ -14,12 +14,13 @@ import (
 )
 
 type runFlags struct {
-	seed    uint64
-	seedSet bool
-	time    time.Duration
-	clients int
-	lock    string
-	store   string
+	seed     uint64
+	seedSet  bool
+	time     time.Duration
+	clients  int
+	lock     string
+	workload string
+	store    string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet, single bool) {
@@ -36,6 +37,7 @@ func (f *runFlags) register(fs *flag.FlagSet, single bool) {
 		fs.DurationVar(&f.time, "time", 0, "workload duration (default: the scenario's)")
 		fs.IntVar(&f.clients, "clients", 0, "number of clients (default: the scenario's)")
 		fs.StringVar(&f.lock, "lock", "", "lock to run (default: the scenario's)")
+		fs.StringVar(&f.workload, "workload", "", "workload to run (default: the scenario's; see `deadbolt workloads`)")
 	}
 }
 
@@ -45,7 +47,7 @@ func (f *runFlags) options(stderr io.Writer) scenarios.RunOptions {
 		seed = rand.Uint64() % 1_000_000
 	}
 	return scenarios.RunOptions{
-		Seed: seed, Time: f.time, Clients: f.clients, Lock: f.lock, Store: f.store,
+		Seed: seed, Time: f.time, Clients: f.clients, Lock: f.lock, Workload: f.workload, Store: f.store,
 		Log: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
 	}
 }
@@ -72,9 +74,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if f.lock != "" && f.lock != sc.Lock {
-		fmt.Fprintf(stdout, "note: scenario %s expects %s for lock %s; this run used lock %s under the same expectation.\n",
-			sc.Name, sc.Expect, sc.Lock, f.lock)
+	if (f.lock != "" && f.lock != sc.Lock) || (f.workload != "" && f.workload != sc.WorkloadName()) {
+		fmt.Fprintf(stdout, "note: scenario %s expects %s for lock %s on its own workload; this run changed them (--lock %q, --workload %q) under the same expectation.\n",
+			sc.Name, sc.Expect, sc.Lock, f.lock, f.workload)
 	}
 	return summarize(stdout, []*reports.Results{res})
 }
@@ -129,7 +131,7 @@ func prepared(name string, f runFlags) (scenarios.Scenario, error) {
 	if err != nil {
 		return sc, badInput("%v", err)
 	}
-	if _, err := sc.Prepare(scenarios.RunOptions{Time: f.time, Clients: f.clients, Lock: f.lock}); err != nil {
+	if _, err := sc.Prepare(scenarios.RunOptions{Time: f.time, Clients: f.clients, Lock: f.lock, Workload: f.workload}); err != nil {
 		return sc, badInput("%v", err)
 	}
 	return sc, nil
@@ -145,8 +147,8 @@ func summarize(stdout io.Writer, rs []*reports.Results) error {
 	code := exitOK
 	for _, r := range rs {
 		fmt.Fprintf(stdout, "\n%s: %s (expected %s). %s\n", r.Scenario, r.Verdict, r.Expected, r.Reason)
-		if line := reports.FirstDoubleHold(r); line != "" {
-			fmt.Fprintf(stdout, "  first double hold: %s\n", line)
+		for _, line := range reports.FirstOfEach(r, 3) {
+			fmt.Fprintf(stdout, "  %s\n", line)
 		}
 		if r.Health != "ok" {
 			fmt.Fprintf(stdout, "  the healed cluster failed its final health check: %s\n", r.Health)

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+)
+
+// buildDeadbolt builds the real binary: clients are `deadbolt client`
+// processes of it.
+func buildDeadbolt(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "deadbolt")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, string(out))
+	return bin
+}
+
+// procs lists live processes whose command line contains all of words.
+func procs(t *testing.T, words ...string) map[int]string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	require.NoError(t, err)
+	out := map[int]string{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil || len(b) == 0 {
+			continue // gone, or a zombie
+		}
+		cmd := strings.ReplaceAll(strings.TrimRight(string(b), "\x00"), "\x00", " ")
+		all := true
+		for _, w := range words {
+			all = all && strings.Contains(cmd, w)
+		}
+		if all {
+			out[pid] = cmd
+		}
+	}
+	return out
+}
+
+// After SIGINT, SIGTERM or SIGKILL of the harness in the middle of a run
+// (one client stopped by pause-client at the time), no client process is
+// left; the first two leave no container or network either, and a SIGKILL
+// leaves them only until the next run sweeps them.
+func TestSignalsLeaveNoClientContainerOrNetwork(t *testing.T) {
+	clustertest.RequireDocker(t)
+	bin := buildDeadbolt(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			cmd := exec.Command(bin, "run", "pause-simple", "--seed", "1", "--store", t.TempDir())
+			stderr, err := cmd.StderrPipe()
+			require.NoError(t, err)
+			require.NoError(t, cmd.Start())
+			defer cmd.Process.Kill()
+			// Wait until the workload runs: its log line comes once the
+			// cluster is up, then the clients start.
+			lines := bufio.NewScanner(stderr)
+			for lines.Scan() && !strings.Contains(lines.Text(), "client processes on") {
+			}
+			go func() {
+				for lines.Scan() {
+				}
+			}()
+			var clients map[int]string
+			require.Eventually(t, func() bool {
+				clients = procs(t, bin, "client")
+				return len(clients) == 4
+			}, 30*time.Second, 20*time.Millisecond, "one process per client")
+			for pid := range clients {
+				stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+				require.NoError(t, err)
+				f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+				require.Equal(t, strconv.Itoa(cmd.Process.Pid), f[1], "a child of the harness: %s", stat)
+			}
+			// Strike while the nemesis holds one of them stopped.
+			require.Eventually(t, func() bool {
+				for pid := range clients {
+					stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+					if err != nil {
+						continue
+					}
+					if f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:])); len(f) > 0 && f[0] == "T" {
+						return true
+					}
+				}
+				return false
+			}, 30*time.Second, 5*time.Millisecond, "pause-client stops a client (state T)")
+			require.NoError(t, cmd.Process.Signal(sig))
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			require.True(t, errors.As(err, &ee), "%v", err)
+			if sig != syscall.SIGKILL {
+				require.Equal(t, exitInterrupted, ee.ExitCode())
+			}
+			require.Eventually(t, func() bool { return len(procs(t, bin, "client")) == 0 }, 10*time.Second, 10*time.Millisecond,
+				"client processes outlived the harness")
+
+			label := fmt.Sprintf("%s=%d", cluster.LabelPID, cmd.Process.Pid)
+			left, err := cluster.Leftovers(context.Background(), label)
+			require.NoError(t, err)
+			if sig != syscall.SIGKILL {
+				require.Empty(t, left)
+				return
+			}
+			require.NotEmpty(t, left, "SIGKILL allows no cleanup")
+			require.NoError(t, cluster.Sweep(context.Background()), "the next run's first step")
+			left, err = cluster.Leftovers(context.Background(), label)
+			require.NoError(t, err)
+			require.Empty(t, left)
+		})
+	}
+}
