@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -76,6 +77,9 @@ func TestClientStampedEventsMayArriveLate(t *testing.T) {
 	var buf bytes.Buffer
 	rec := history.NewRecorder(&buf)
 	sent := rec.FromMono(history.MonoNow())
+	for rec.Now() < sent+int64(time.Millisecond) {
+		// the release is recorded well after the renewal was sent
+	}
 	rec.Record(history.Op{Type: history.Invoke, Process: 0, F: history.Release, Key: "k", Lease: "p0.1"})
 	rec.RecordStamped(history.Op{Type: history.Invoke, Process: 1, F: history.Renew, Key: "k", Lease: "p0.1"}, sent)
 	rec.RecordStamped(history.Op{Type: history.OK, Process: 1, F: history.Renew, Key: "k", Lease: "p0.1"}, rec.FromMono(history.MonoNow()))

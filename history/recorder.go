@@ -31,7 +31,12 @@ type watcher struct {
 // NewRecorder starts the run's clock now. w may be nil to keep ops in memory only.
 func NewRecorder(w io.Writer) *Recorder {
 	r := &Recorder{start: time.Now(), watchers: map[int]watcher{}}
-	r.mono0 = MonoNow() - int64(time.Since(r.start))
+	// Bracket the monotonic read with two of the history's clock, so the
+	// offset errs by half the bracket at most, not by a whole read.
+	before := time.Since(r.start)
+	mono := MonoNow()
+	after := time.Since(r.start)
+	r.mono0 = mono - int64(before+after)/2
 	if w != nil {
 		r.enc = json.NewEncoder(w)
 	}
