@@ -34,6 +34,9 @@ func (o ClientOptions) redis() *redis.Options {
 		WriteTimeout: o.WriteTimeout,
 		PoolSize:     o.PoolSize,
 		MaxRetries:   -1,
+		// One dial, not five with backoff: a refused connection is then a
+		// prompt failure (nothing sent), not a timeout recorded as info.
+		DialerRetries: 1,
 		// Without this go-redis ignores context deadlines during I/O, and a
 		// lock's per-call timeout would not bound anything.
 		ContextTimeoutEnabled: true,
