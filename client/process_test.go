@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -222,13 +221,13 @@ func TestPauseIsARealStopThatCallsOutwait(t *testing.T) {
 // GET saw its own token and before its DEL.
 func TestArmedPointStopsTheDriverInsideTheLock(t *testing.T) {
 	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
-	var mu sync.Mutex
-	var stops []client.Event
+	// The event is written before the driver stops, but the reader may take
+	// it after /proc shows T: receive it, never inspect a slice under a lock
+	// the reader also needs.
+	stops := make(chan client.Event, 4)
 	p := start(t, client.Options{OnEvent: func(ev client.Event) {
 		if ev.Event == client.EventStopped {
-			mu.Lock()
-			stops = append(stops, ev)
-			mu.Unlock()
+			stops <- ev
 		}
 	}})
 	open(t, p, c, "get-then-del", 5*time.Second)
@@ -241,11 +240,14 @@ func TestArmedPointStopsTheDriverInsideTheLock(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	require.NoError(t, p.WaitState(ctx, "T"))
-	mu.Lock()
-	require.Len(t, stops, 1)
-	require.Equal(t, "after-get", stops[0].Point)
-	require.Equal(t, "k", stops[0].Key)
-	mu.Unlock()
+	var stop client.Event
+	select {
+	case stop = <-stops:
+	case <-ctx.Done():
+		t.Fatal("stopped without a stopped event")
+	}
+	require.Equal(t, "after-get", stop.Point)
+	require.Equal(t, "k", stop.Key)
 
 	rdb := c.ByRole(cluster.RoleRedis)[0].Client()
 	defer rdb.Close()
@@ -255,6 +257,7 @@ func TestArmedPointStopsTheDriverInsideTheLock(t *testing.T) {
 	require.NoError(t, p.Resume())
 	require.Equal(t, client.OutcomeOK, (<-released).Outcome)
 	require.Equal(t, int64(0), rdb.Exists(ctx, "k").Val())
+	require.Empty(t, stops, "one stop for one armed point")
 }
 
 // A crash is a SIGKILL: the pending call's outcome is unknown and the
