@@ -213,6 +213,12 @@ func (c *Cluster) startNode(ctx context.Context, name string, role Role, port in
 			WaitingFor:     pingReady{addr: n.Addr(), timeout: 30 * time.Second},
 			HostConfigModifier: func(hc *container.HostConfig) {
 				hc.PortBindings = network.PortMap{cport: {{HostIP: netip.MustParseAddr(loopback), HostPort: fmt.Sprint(hostPort)}}}
+				// An isolated node's name is missing from Docker's DNS, which
+				// then asks the host's resolver; about 1 in 25 such questions
+				// gets no answer, and glibc waits 5 s for it. Sentinel resolves
+				// in its event loop, so the stall put it in TILT mode for 30 s
+				// and failovers came late or not at all. Give up after 1 s.
+				hc.DNSOptions = []string{"timeout:1", "attempts:1"}
 			},
 		}
 		ctr, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{

@@ -32,7 +32,7 @@ func TestIsolatePrimaryCausesSentinelFailover(t *testing.T) {
 	require.Eventually(t, func() bool {
 		promoted, err = c.Master(ctx)
 		return err == nil && promoted.Name != old.Name
-	}, 30*time.Second, 100*time.Millisecond, "Sentinel never promoted a replica")
+	}, time.Minute, 100*time.Millisecond, "Sentinel never promoted a replica")
 
 	require.NoError(t, c.HealAll(ctx))
 	require.NoError(t, c.WaitHealthy(ctx, 60*time.Second))

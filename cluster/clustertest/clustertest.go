@@ -6,6 +6,8 @@ package clustertest
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -26,6 +28,9 @@ func Start(t testing.TB, spec cluster.Spec) *cluster.Cluster {
 		t.Fatalf("start %s cluster: %v", spec.Topology, err)
 	}
 	t.Cleanup(func() {
+		if t.Failed() {
+			logTails(t, c)
+		}
 		if err := c.Close(context.Background()); err != nil {
 			t.Errorf("remove cluster %s: %v", c.Run, err)
 		}
@@ -106,4 +111,28 @@ func Contend(t *testing.T, c *cluster.Cluster, name string, o locks.Options, rou
 		t.Fatalf("%d workers were inside at once", m)
 	}
 	return seqs, got.Load()
+}
+
+// logTails prints the end of every node's log, so that a failure in CI,
+// where the containers are gone afterwards, says what the nodes saw.
+func logTails(t testing.TB, c *cluster.Cluster) {
+	dir, err := os.MkdirTemp("", "deadbolt-logs-")
+	if err != nil {
+		t.Logf("no node logs: %v", err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.SaveLogs(ctx, dir); err != nil {
+		t.Logf("node logs: %v", err)
+	}
+	for _, n := range c.Nodes {
+		b, err := os.ReadFile(filepath.Join(dir, n.Name+".log"))
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+		t.Logf("last lines of %s's log:\n%s", n.Name, strings.Join(lines[max(0, len(lines)-25):], "\n"))
+	}
 }
