@@ -12,6 +12,8 @@ import (
 // completion of the fault-end that healed it.
 type FaultWindow struct {
 	Fault string `json:"fault"`
+	// ID names the fault instance ("f12"); empty in older histories.
+	ID    string `json:"id,omitempty"`
 	Node  string `json:"node,omitempty"`
 	Start int64  `json:"start"`
 	End   int64  `json:"end"`
@@ -34,27 +36,38 @@ func (w FaultWindow) Name() string {
 // ended in info, or never completed, may have, so it does. Only a fault-end
 // that completed ok closes a window: after a failed or unknown heal the fault
 // may still be in effect. A fault-end without a Node heals every open window
-// of that fault. Unlike history.Pair this never fails, so a report can show
+// of that fault. Operations that carry a fault id pair by it alone, so two
+// overlapping faults of one kind stay apart. Unlike history.Pair this never fails, so a report can show
 // faults even for a history it cannot otherwise check.
 func FaultWindows(ops []history.Op) []FaultWindow {
 	var ws []FaultWindow
 	var failed []bool
-	pending := map[string]int{} // fault name -> window whose start has not completed
+	pending := map[string]int{} // fault instance -> window whose start has not completed
+	instance := func(op history.Op) string { return op.Fault + " " + op.FaultID }
 	for _, op := range ops {
 		if op.Process != history.NemesisProcess {
 			continue
 		}
 		switch {
 		case op.F == history.FaultStart && op.Type == history.Invoke:
-			pending[op.Fault] = len(ws)
-			ws = append(ws, FaultWindow{Fault: op.Fault, Node: op.Node, Start: op.Time})
+			pending[instance(op)] = len(ws)
+			ws = append(ws, FaultWindow{Fault: op.Fault, ID: op.FaultID, Node: op.Node, Start: op.Time})
 			failed = append(failed, false)
 		case op.F == history.FaultStart:
-			i, ok := pending[op.Fault]
+			key := instance(op)
+			if op.FaultID == "" { // a completion that names no instance: the earliest open one
+				key = ""
+				for k, i := range pending {
+					if ws[i].Fault == op.Fault && (key == "" || i < pending[key]) {
+						key = k
+					}
+				}
+			}
+			i, ok := pending[key]
 			if !ok {
 				continue
 			}
-			delete(pending, op.Fault)
+			delete(pending, key)
 			if ws[i].Node == "" {
 				ws[i].Node = op.Node
 			}
@@ -62,10 +75,10 @@ func FaultWindows(ops []history.Op) []FaultWindow {
 		case op.F == history.FaultEnd && op.Type == history.OK:
 			for i := range ws {
 				w := &ws[i]
-				if w.Healed || failed[i] || w.Fault != op.Fault {
+				if w.Healed || failed[i] || w.Fault != op.Fault || (op.FaultID != "" && w.ID != op.FaultID) {
 					continue
 				}
-				if op.Node != "" && w.Node != "" && op.Node != w.Node {
+				if op.FaultID == "" && op.Node != "" && w.Node != "" && op.Node != w.Node {
 					continue
 				}
 				w.End, w.Healed = op.Time, true

@@ -50,3 +50,22 @@ func TestFaultWindowsFailedStartAndUnknownHeal(t *testing.T) {
 	}, FaultWindows(ops))
 	assert.Equal(t, "isolate", FaultWindow{Fault: "isolate"}.Name())
 }
+
+// Two instances of one fault that overlap keep their own windows: each heal
+// closes only its own instance, whatever node it names.
+func TestOverlappingFaultsOfOneKindPairByInstance(t *testing.T) {
+	n := history.NemesisProcess
+	op := func(at int64, f history.F, id string) history.Op {
+		return history.Op{Time: at, Process: n, F: f, Fault: "pause-client", FaultID: id}
+	}
+	ops := newHistory().
+		call(op(ms(10), history.FaultStart, "f0"), history.OK, ms(20), nil).
+		call(op(ms(30), history.FaultStart, "f2"), history.OK, ms(40), nil).
+		call(op(ms(50), history.FaultEnd, "f2"), history.OK, ms(60), nil).
+		call(op(ms(70), history.FaultEnd, "f0"), history.OK, ms(80), nil).
+		build()
+	require.Equal(t, []FaultWindow{
+		{Fault: "pause-client", ID: "f0", Start: ms(10), End: ms(80), Healed: true},
+		{Fault: "pause-client", ID: "f2", Start: ms(30), End: ms(60), Healed: true},
+	}, FaultWindows(ops))
+}

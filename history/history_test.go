@@ -111,3 +111,26 @@ func TestWatchDeliversTheFirstMatchOnce(t *testing.T) {
 	default:
 	}
 }
+
+// Each fault instance gets an id from the recorder, and overlapping
+// instances of one fault pair by it, whatever order their steps finish in.
+func TestOverlappingFaultInstancesPairApart(t *testing.T) {
+	rec := history.NewRecorder(nil)
+	start := func() history.Op {
+		return rec.Record(history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: history.FaultStart, Fault: "pause-node"})
+	}
+	a, b := start(), start()
+	require.Equal(t, "f0", a.FaultID)
+	require.Equal(t, "f1", b.FaultID)
+	for _, id := range []string{b.FaultID, a.FaultID} {
+		rec.Record(history.Op{Type: history.OK, Process: history.NemesisProcess, F: history.FaultStart, Fault: "pause-node", FaultID: id})
+	}
+	pairs, err := history.Pair(rec.Ops())
+	require.NoError(t, err)
+	require.Len(t, pairs, 2)
+	for _, p := range pairs {
+		require.NotNil(t, p.Complete)
+		require.Equal(t, p.Invoke.FaultID, p.Complete.FaultID)
+	}
+	require.Equal(t, 3, pairs[0].Complete.Index, "the first instance completed second")
+}

@@ -85,10 +85,12 @@ type Op struct {
 	// Value and Prev are resource values (see Read, Write, Order).
 	Value *int64 `json:"value,omitempty"`
 	Prev  *int64 `json:"prev,omitempty"`
-	// Fault and Node describe nemesis operations.
-	Fault string `json:"fault,omitempty"`
-	Node  string `json:"node,omitempty"`
-	Error string `json:"error,omitempty"`
+	// Fault and Node describe nemesis operations; FaultID names one fault
+	// instance, so that two overlapping faults of one kind pair apart.
+	Fault   string `json:"fault,omitempty"`
+	FaultID string `json:"fault_id,omitempty"`
+	Node    string `json:"node,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // Int is a pointer to v, for Value and Prev.

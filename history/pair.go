@@ -18,14 +18,15 @@ func (o Operation) Outcome() Type {
 }
 
 // Pair matches each invocation with the next completion of the same process,
-// in invocation order. Nemesis operations are paired by fault name.
+// in invocation order. Nemesis operations are paired by fault instance
+// (by fault name in histories written before instances had ids).
 func Pair(ops []Op) ([]Operation, error) {
 	var out []Operation
 	open := map[string]int{} // process or fault -> index into out
 	for _, op := range ops {
 		id := fmt.Sprint(op.Process)
 		if op.Process == NemesisProcess {
-			id = "nemesis " + op.Fault + " " + string(op.F)
+			id = "nemesis " + op.Fault + " " + op.FaultID + " " + string(op.F)
 		}
 		if op.Type == Invoke {
 			if i, ok := open[id]; ok {
@@ -36,6 +37,9 @@ func Pair(ops []Op) ([]Operation, error) {
 			continue
 		}
 		i, ok := open[id]
+		if !ok && op.Process == NemesisProcess && op.FaultID == "" {
+			id, i, ok = openInstance(open, out, op)
+		}
 		if !ok {
 			return nil, fmt.Errorf("op %d: %s completes an operation that was never invoked", op.Index, id)
 		}
@@ -51,4 +55,17 @@ func Pair(ops []Op) ([]Operation, error) {
 		delete(open, id)
 	}
 	return out, nil
+}
+
+// openInstance finds the earliest open instance of op's fault, for a
+// completion that names the fault but not the instance.
+func openInstance(open map[string]int, out []Operation, op Op) (string, int, bool) {
+	best, bestID := -1, ""
+	for id, i := range open {
+		inv := out[i].Invoke
+		if inv.Process == NemesisProcess && inv.Fault == op.Fault && inv.F == op.F && (best < 0 || i < best) {
+			best, bestID = i, id
+		}
+	}
+	return bestID, best, best >= 0
 }

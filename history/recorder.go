@@ -73,6 +73,10 @@ func (r *Recorder) RecordStamped(op Op, t int64) Op {
 
 func (r *Recorder) appendLocked(op Op) Op {
 	op.Index = len(r.ops)
+	if op.F == FaultStart && op.Type == Invoke && op.FaultID == "" {
+		// A new fault instance is named by its first operation's index.
+		op.FaultID = fmt.Sprintf("f%d", op.Index)
+	}
 	r.ops = append(r.ops, op)
 	if r.enc != nil && r.err == nil {
 		if err := r.enc.Encode(op); err != nil {

@@ -111,19 +111,22 @@ func Names() []string {
 }
 
 // window records one fault: fault-start around inject, fault-end around heal.
+// The recorder names the instance (id) when it records its fault-start.
 type window struct {
 	rec   *history.Recorder
 	fault string
 	node  string
+	id    string
 }
 
-func (w window) step(f history.F, act func(context.Context) error) error {
-	w.rec.Record(history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: f, Fault: w.fault, Node: w.node})
+func (w *window) step(f history.F, act func(context.Context) error) error {
+	inv := w.rec.Record(history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: f, Fault: w.fault, FaultID: w.id, Node: w.node})
+	w.id = inv.FaultID
 	// Faults and heals must finish even when the run is being interrupted.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	err := act(ctx)
-	done := history.Op{Type: history.OK, Process: history.NemesisProcess, F: f, Fault: w.fault, Node: w.node}
+	done := history.Op{Type: history.OK, Process: history.NemesisProcess, F: f, Fault: w.fault, FaultID: w.id, Node: w.node}
 	if err != nil {
 		done.Type, done.Error = history.Info, err.Error()
 	}
@@ -147,7 +150,7 @@ func sleep(ctx context.Context, d time.Duration) {
 // inject runs one fault window: do, wait hold, undo. undo runs even when do
 // failed halfway or ctx ended, so nothing stays broken.
 func inject(ctx context.Context, env Env, fault, node string, do, undo func(context.Context) error, hold time.Duration) error {
-	w := window{rec: env.Rec, fault: fault, node: node}
+	w := &window{rec: env.Rec, fault: fault, node: node}
 	err := w.step(history.FaultStart, do)
 	if err == nil {
 		sleep(ctx, hold)
