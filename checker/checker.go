@@ -96,6 +96,9 @@ const (
 	KindStaleWriteAccepted = "stale-write-accepted"
 	KindDuplicateOrder     = "duplicate-order"
 	KindOversold           = "oversold"
+	// KindFaultFailed is a fault that did not surely start or surely heal:
+	// the run did not test what it set out to, so it cannot pass.
+	KindFaultFailed = "fault-failed"
 )
 
 func newResult(name string) Result {

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/deadbolt-lab/deadbolt/history"
@@ -115,4 +116,67 @@ func FaultsDuring(ws []FaultWindow, a, b int64) []string {
 		}
 	}
 	return names
+}
+
+// faultTroubles finds fault steps that did not complete ok: a start that
+// failed or is unknown, a heal that failed, is unknown or never came.
+func faultTroubles(pairs []history.Operation) []Anomaly {
+	var out []Anomaly
+	var starts []history.Operation // ok ones
+	for _, p := range pairs {
+		inv := p.Invoke
+		if !inv.F.IsNemesis() {
+			continue
+		}
+		if p.Outcome() == history.OK {
+			if inv.F == history.FaultStart {
+				starts = append(starts, p)
+			}
+			continue
+		}
+		what := "start"
+		if inv.F == history.FaultEnd {
+			what = "heal"
+		}
+		out = append(out, faultTrouble(p, fmt.Sprintf("the %s of %s ended %s", what, faultName(inv), outcomeText(p))))
+	}
+	for _, p := range starts {
+		inv := p.Invoke
+		if !healed(pairs, inv) {
+			out = append(out, faultTrouble(p, fmt.Sprintf("%s started and was never healed", faultName(inv))))
+		}
+	}
+	return out
+}
+
+// healed reports an ok heal of start's instance after it; a heal that
+// names no instance or node heals every one of its fault, as older
+// histories and fault-wide heals write them.
+func healed(pairs []history.Operation, start history.Op) bool {
+	for _, p := range pairs {
+		inv := p.Invoke
+		if inv.F == history.FaultEnd && p.Outcome() == history.OK && inv.Fault == start.Fault && inv.Index > start.Index &&
+			(inv.FaultID == "" || inv.FaultID == start.FaultID) && (inv.Node == "" || inv.Node == start.Node) {
+			return true
+		}
+	}
+	return false
+}
+
+func faultTrouble(p history.Operation, text string) Anomaly {
+	return Anomaly{Kind: KindFaultFailed, At: p.Invoke.Time, Text: text}
+}
+
+func faultName(op history.Op) string {
+	return FaultWindow{Fault: op.Fault, Node: op.Node}.Name()
+}
+
+func outcomeText(p history.Operation) string {
+	switch {
+	case p.Complete == nil:
+		return "without a reply before the history ended"
+	case p.Complete.Error != "":
+		return fmt.Sprintf("%s: %s", p.Outcome(), p.Complete.Error)
+	}
+	return string(p.Outcome())
 }

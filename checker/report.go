@@ -92,8 +92,18 @@ func Check(ops []history.Op, opts Options) Report {
 	if idle {
 		verdicts = append(verdicts, Unknown)
 	}
+	troubles := faultTroubles(in.Pairs)
+	if len(troubles) > 0 {
+		verdicts = append(verdicts, Unknown)
+		r.Anomalies = append(r.Anomalies, troubles...)
+		sortAnomalies(r.Anomalies)
+	}
 	r.Verdict = Merge(verdicts...)
 	r.Reason = r.reason(idle, minAcquires)
+	if len(troubles) > 0 && r.Verdict != Invalid {
+		r.Reason = fmt.Sprintf("%s did not surely start or heal (the first: %s), so the run did not test what it set out to and cannot pass. %s",
+			plural(len(troubles), "fault"), troubles[0].Text, r.Reason)
+	}
 	return r
 }
 
@@ -115,6 +125,17 @@ func (r Report) reason(idle bool, minAcquires int) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// Undecided turns a valid verdict into unknown, for what the history cannot
+// show: a nemesis that failed outside its fault steps or never found its
+// moment, or a cluster that did not come back healthy. A run that did not
+// test what it set out to never passes; evidence of a violation stands.
+func (r *Report) Undecided(why string) {
+	if r.Verdict == Valid {
+		r.Verdict = Unknown
+	}
+	r.Reason = why + " " + r.Reason
 }
 
 // Check is the result of the named checker, if it ran.

@@ -261,3 +261,62 @@ func TestCheckPauseOnFencedIsValid(t *testing.T) {
 	assert.Equal(t, int64(0), r.Metric("lost_updates"))
 	assert.Equal(t, 1, r.Stats.WritesFail)
 }
+
+// A fault that did not surely start or heal leaves the run unknown: a valid
+// verdict would claim the fault was survived. Real evidence of a violation
+// still makes it invalid, and a fault that healed ok is no trouble.
+func TestFaultThatFailedToStartOrHealIsNeverValid(t *testing.T) {
+	n := history.NemesisProcess
+	legal := func() *builder {
+		return newHistory().
+			acquire(1, "k", "a", ms(0), ms(10), ms(100), ms(90)).
+			release(history.OK, 1, "k", "a", ms(20), ms(30)).
+			acquire(2, "k", "b", ms(40), ms(50), ms(100), ms(140))
+	}
+	start := history.Op{Time: ms(60), Process: n, F: history.FaultStart, Fault: "pause-node", FaultID: "f9", Node: "redis-2"}
+	heal := start
+	heal.F, heal.Time = history.FaultEnd, ms(70)
+	failed := func(o *history.Op) { o.Error = "no such container" }
+	cases := map[string]*builder{
+		"start failed":    legal().call(start, history.Fail, ms(61), failed),
+		"start unknown":   legal().call(start, history.Info, ms(61), nil),
+		"heal failed":     legal().call(start, history.OK, ms(61), nil).call(heal, history.Fail, ms(71), failed),
+		"heal unknown":    legal().call(start, history.OK, ms(61), nil).call(heal, history.Info, ms(71), nil),
+		"never healed":    legal().call(start, history.OK, ms(61), nil),
+		"heal unanswered": legal().call(start, history.OK, ms(61), nil).call(heal, history.Invoke, 0, nil),
+	}
+	for name, b := range cases {
+		r := Check(b.build(), Options{})
+		assert.Equal(t, Unknown, r.Verdict, name)
+		assert.Contains(t, kinds(r.Anomalies), KindFaultFailed, name)
+		assert.Contains(t, r.Reason, "pause-node(redis-2)", name)
+		assert.Contains(t, r.Reason, "cannot pass", name)
+	}
+	assert.Contains(t, Check(cases["heal failed"].build(), Options{}).Reason, "no such container")
+
+	ok := Check(legal().call(start, history.OK, ms(61), nil).call(heal, history.OK, ms(71), nil).build(), Options{})
+	assert.Equal(t, Valid, ok.Verdict, ok.Reason)
+	assert.Empty(t, ok.Anomalies)
+
+	unsafe := newHistory().
+		call(start, history.OK, ms(61), nil).call(heal, history.Fail, ms(71), failed).
+		acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(900)).
+		acquire(2, "k", "b", ms(100), ms(110), ms(1000), ms(1000)).
+		build()
+	r := Check(unsafe, Options{})
+	assert.Equal(t, Invalid, r.Verdict, "a double hold is evidence whatever the fault did")
+	assert.Contains(t, kinds(r.Anomalies), KindFaultFailed)
+}
+
+// Undecided keeps a run that did not test what it set out to from passing,
+// and leaves evidence of a violation standing.
+func TestUndecidedNeverPassesAndKeepsEvidence(t *testing.T) {
+	valid := Report{Verdict: Valid, Reason: "all good."}
+	valid.Undecided("the nemesis never injected its fault.")
+	assert.Equal(t, Unknown, valid.Verdict)
+	assert.Equal(t, "the nemesis never injected its fault. all good.", valid.Reason)
+
+	invalid := Report{Verdict: Invalid, Reason: "double hold."}
+	invalid.Undecided("the cluster was not healthy.")
+	assert.Equal(t, Invalid, invalid.Verdict)
+}

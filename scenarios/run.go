@@ -207,8 +207,11 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
 	}
-	if err := errors.Join(werr, nerr); err != nil {
-		return nil, err
+	if werr != nil {
+		return nil, werr
+	}
+	if nerr != nil {
+		logf("%s: nemesis: %v", s.Name, nerr)
 	}
 	// Every run ends healed and checked, so a broken cluster is never
 	// mistaken for a result.
@@ -226,6 +229,15 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	}
 	ops := rec.Ops()
 	report := checker.Check(ops, checker.Options{Checkers: kind.Checkers, LinearizabilityTimeout: time.Minute, MinAcquires: MinAcquires})
+	switch {
+	case nerr != nil:
+		report.Undecided(fmt.Sprintf("the nemesis failed (%v), so the run did not test what it set out to and cannot pass.", nerr))
+	case s.Nemesis != "none" && len(report.FaultWindows) == 0:
+		report.Undecided(fmt.Sprintf("the nemesis %s never injected its fault, so the run did not test what it set out to and cannot pass.", s.Nemesis))
+	}
+	if health != "ok" {
+		report.Undecided(fmt.Sprintf("the cluster was not healthy after the run (%s), so the run cannot pass.", health))
+	}
 	res = &reports.Results{
 		Scenario: s.Name, Description: s.Description, Seed: o.Seed,
 		Lock: s.Lock, Topology: s.Cluster.Topology, Workload: kind.Name, Nemesis: s.Nemesis,
