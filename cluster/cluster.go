@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,6 +51,9 @@ type Spec struct {
 	// Resource starts one more standalone node for the data a workload
 	// protects. It is never faulted: damage there is the lock's doing.
 	Resource bool
+	// ClockFaults runs each lock-service Redis under clockshift, so that
+	// Node.SetClock can move its wall clock.
+	ClockFaults bool
 	// Image overrides Image().
 	Image string
 }
@@ -191,6 +195,12 @@ func (c *Cluster) network(ctx context.Context, name string, internal bool) (stri
 // startNode creates and starts one container on both networks, with its
 // port pinned on 127.0.0.1 and files (such as sentinel.conf) copied in.
 func (c *Cluster) startNode(ctx context.Context, name string, role Role, port int, cmd []string, files []testcontainers.ContainerFile) (*Node, error) {
+	var env map[string]string
+	if c.Spec.ClockFaults && role == RoleRedis {
+		env = clockShiftEnv()
+		files = append(slices.Clip(files), testcontainers.ContainerFile{
+			Reader: strings.NewReader(clockShiftOffset(0)), ContainerFilePath: clockShiftFile, FileMode: 0o644})
+	}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		hostPort, err := c.pickPort()
@@ -201,6 +211,7 @@ func (c *Cluster) startNode(ctx context.Context, name string, role Role, port in
 		c.book.set(n.Logical(), n.Addr())
 		cport := network.MustParsePort(fmt.Sprintf("%d/tcp", port))
 		req := testcontainers.ContainerRequest{
+			Env:            env,
 			Image:          c.Spec.Image,
 			Name:           c.Run + "-" + name,
 			Entrypoint:     []string{"/usr/bin/redis-" + map[Role]string{RoleRedis: "server", RoleSentinel: "sentinel", RoleResource: "server"}[role]},

@@ -44,6 +44,7 @@ type Node struct {
 	mu       sync.Mutex
 	killed   bool
 	isolated bool
+	clock    time.Duration // wall-clock offset, see SetClock
 }
 
 // Logical is the address other nodes and Sentinel use for this node.

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Builds deadbolt's Redis image FROM scratch out of the host's Debian packages:
-# no registry is reachable, so nothing may be pulled. Idempotent: does nothing
-# when the image already exists.
+# Builds deadbolt's Redis image FROM scratch out of the host's Debian packages
+# and the clockshift preload library: no registry is reachable, so nothing may
+# be pulled. Idempotent: does nothing when the image exists and was built from
+# this recipe (this script and clockshift.c); rebuilds when the recipe changed.
 set -euo pipefail
 
 image=${1:-deadbolt/redis:7.0}
-if docker image inspect "$image" >/dev/null 2>&1; then
+here=$(cd "$(dirname "$0")" && pwd)
+recipe=$(cat "$here/build.sh" "$here/clockshift.c" | sha256sum | cut -c1-16)
+if [ "$(docker image inspect -f '{{index .Config.Labels "org.deadbolt.recipe"}}' "$image" 2>/dev/null)" = "$recipe" ]; then
   echo "image $image is present"
   exit 0
 fi
@@ -14,6 +17,7 @@ need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v redis-sentinel >/dev/null 2>&1 || need+=(redis-sentinel)
 [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || need+=(libfaketime)
+command -v gcc >/dev/null 2>&1 || need+=(gcc libc6-dev) # for clockshift.c
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing ${need[*]} with apt-get"
   sudo=""
@@ -36,8 +40,9 @@ faketime=$(readlink -f /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1)
 # Redis picks sentinel mode from argv[0], so both names are real files.
 cp "$server" "$root/usr/bin/redis-server"
 cp "$server" "$root/usr/bin/redis-sentinel"
-mkdir -p "$root/usr/lib/faketime"
+mkdir -p "$root/usr/lib/faketime" "$root/usr/lib/deadbolt"
 cp "$faketime" "$root/usr/lib/faketime/libfaketime.so.1"
+gcc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$root/usr/lib/deadbolt/clockshift.so" "$here/clockshift.c"
 
 copy_libs() {
   ldd "$1" | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }' | while read -r lib; do
@@ -48,6 +53,7 @@ copy_libs() {
 }
 copy_libs "$server"
 copy_libs "$faketime"
+copy_libs "$root/usr/lib/deadbolt/clockshift.so"
 
 cat > "$ctx/Dockerfile" <<'DOCKERFILE'
 FROM scratch
@@ -57,4 +63,4 @@ EXPOSE 6379 26379
 ENTRYPOINT ["/usr/bin/redis-server"]
 DOCKERFILE
 
-docker build --label org.deadbolt.image=redis -t "$image" "$ctx"
+docker build --label org.deadbolt.image=redis --label org.deadbolt.recipe="$recipe" -t "$image" "$ctx"
