@@ -97,8 +97,43 @@ func (n *Node) Isolate(ctx context.Context) error {
 	return nil
 }
 
-// Heal reconnects an isolated node under its name and starts a killed one.
+// Pause freezes every process of the node (docker pause, the cgroup
+// freezer): it answers nothing, yet its connections stay open, as a node
+// stalled in a long GC, swap or a stopped VM. Resume or Heal undoes it.
+func (n *Node) Pause(ctx context.Context) error {
+	if _, err := n.cl.d.cli.ContainerPause(ctx, n.c.GetContainerID(), client.ContainerPauseOptions{}); err != nil {
+		return fmt.Errorf("pause %s: %w", n.Name, err)
+	}
+	return nil
+}
+
+// Resume thaws a paused node.
+func (n *Node) Resume(ctx context.Context) error {
+	if _, err := n.cl.d.cli.ContainerUnpause(ctx, n.c.GetContainerID(), client.ContainerUnpauseOptions{}); err != nil {
+		return fmt.Errorf("resume %s: %w", n.Name, err)
+	}
+	return nil
+}
+
+// paused asks Docker, not a flag, so a heal finds a pause whoever made it.
+func (n *Node) paused(ctx context.Context) (bool, error) {
+	r, err := n.cl.d.cli.ContainerInspect(ctx, n.c.GetContainerID(), client.ContainerInspectOptions{})
+	if err != nil {
+		return false, fmt.Errorf("inspect %s: %w", n.Name, err)
+	}
+	return r.Container.State != nil && r.Container.State.Paused, nil
+}
+
+// Heal thaws a paused node, reconnects an isolated one under its name and
+// starts a killed one.
 func (n *Node) Heal(ctx context.Context) error {
+	if paused, err := n.paused(ctx); err != nil {
+		return err
+	} else if paused {
+		if err := n.Resume(ctx); err != nil {
+			return err
+		}
+	}
 	n.mu.Lock()
 	isolated, killed := n.isolated, n.killed
 	n.mu.Unlock()
