@@ -51,6 +51,9 @@ type Spec struct {
 	// Resource starts one more standalone node for the data a workload
 	// protects. It is never faulted: damage there is the lock's doing.
 	Resource bool
+	// Persistence is how lock-service nodes keep their data across a
+	// restart: PersistNone (the default), PersistEverySec or PersistAlways.
+	Persistence Persistence
 	// ClockFaults runs each lock-service Redis under clockshift, so that
 	// Node.SetClock can move its wall clock.
 	ClockFaults bool
@@ -83,6 +86,9 @@ func (s Spec) Defaults() Spec {
 }
 
 func (s Spec) validate() error {
+	if err := s.Persistence.validate(); err != nil {
+		return err
+	}
 	switch s.Topology {
 	case Sentinel:
 		if s.Replicas < 1 || s.Sentinels < 1 || s.Quorum < 1 || s.Quorum > s.Sentinels {

@@ -7,6 +7,12 @@ import (
 
 // redisArgs runs Redis with no persistence at all: a restarted node comes
 // back empty, which is the fault the independent topology models.
+// redisArgs configures a lock-service node, persisting as the spec says.
+func (c *Cluster) redisArgs(name string) []string {
+	return append(redisArgs(name), c.Spec.Persistence.args()...)
+}
+
+// redisArgs configures a node that keeps nothing across a restart.
 func redisArgs(name string) []string {
 	return []string{
 		"--port", "6379",
@@ -22,7 +28,7 @@ func redisArgs(name string) []string {
 func (c *Cluster) startIndependent(ctx context.Context) error {
 	for i := 1; i <= c.Spec.Masters; i++ {
 		name := fmt.Sprintf("redis-%d", i)
-		if _, err := c.startNode(ctx, name, RoleRedis, 6379, redisArgs(name), nil); err != nil {
+		if _, err := c.startNode(ctx, name, RoleRedis, 6379, c.redisArgs(name), nil); err != nil {
 			return err
 		}
 	}

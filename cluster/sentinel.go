@@ -31,7 +31,7 @@ func (c *Cluster) startSentinel(ctx context.Context) error {
 	master := "redis-1"
 	for i := 1; i <= 1+c.Spec.Replicas; i++ {
 		name := fmt.Sprintf("redis-%d", i)
-		args := redisArgs(name)
+		args := c.redisArgs(name)
 		if name != master {
 			args = append(args, "--replicaof", master, "6379")
 		}
