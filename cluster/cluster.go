@@ -54,6 +54,10 @@ type Spec struct {
 	// Persistence is how lock-service nodes keep their data across a
 	// restart: PersistNone (the default), PersistEverySec or PersistAlways.
 	Persistence Persistence
+	// LinkFaults puts a proxy between each client slot and each lock-service
+	// node, so that Cluster.Link can delay or cut one client's view of one
+	// node; clients then connect with EndpointsFor.
+	LinkFaults bool
 	// ClockFaults runs each lock-service Redis under clockshift, so that
 	// Node.SetClock can move its wall clock.
 	ClockFaults bool
@@ -115,6 +119,7 @@ type Cluster struct {
 	nodesNet  string
 	clientNet string
 	ports     map[int]bool
+	links     *links // nil without Spec.LinkFaults
 }
 
 // Start sweeps leftovers of dead runs, then starts the topology. On any
@@ -137,6 +142,9 @@ func Start(ctx context.Context, spec Spec) (_ *Cluster, err error) {
 		return nil, err
 	}
 	c := &Cluster{Run: newRunID(), Spec: spec, d: d, ports: map[int]bool{}}
+	if spec.LinkFaults {
+		c.links = newLinks()
+	}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, c.Close(context.WithoutCancel(ctx)))
@@ -168,6 +176,9 @@ func Start(ctx context.Context, spec Spec) (_ *Cluster, err error) {
 func (c *Cluster) Close(ctx context.Context) error {
 	if c.d == nil {
 		return nil
+	}
+	if c.links != nil {
+		c.links.close()
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()

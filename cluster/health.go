@@ -8,8 +8,11 @@ import (
 	"time"
 )
 
-// HealAll reconnects every isolated node and starts every killed one.
+// HealAll heals every node (see Node.Heal) and every link.
 func (c *Cluster) HealAll(ctx context.Context) error {
+	if c.links != nil {
+		c.links.healAll(ctx)
+	}
 	var errs []error
 	for _, n := range c.Nodes {
 		errs = append(errs, n.Heal(ctx))
