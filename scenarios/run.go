@@ -174,7 +174,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	runner, err := workloads.NewRunner(kind.Name, workloads.Config{
 		Clients: s.Clients, Keys: s.Keys, TTL: s.TTL,
 		HoldMin: s.HoldMin, HoldMax: s.HoldMax, Pause: s.Pause, Seed: o.Seed,
-		Lock: s.Lock, Endpoints: cl.Endpoints(), Driver: driver,
+		Lock: s.Lock, Endpoints: cl.Endpoints(), SlotEndpoints: cl.EndpointsFor, Driver: driver,
 		LogDir: filepath.Join(dir, "clients"), Rec: rec,
 	})
 	if err != nil {

@@ -121,6 +121,12 @@ func (s *Session) restart() error {
 		return fmt.Errorf("client %d: %w", s.slot, err)
 	}
 	e := s.r.cfg.Endpoints
+	if s.r.cfg.SlotEndpoints != nil {
+		if e, err = s.r.cfg.SlotEndpoints(s.slot); err != nil {
+			p.Kill()
+			return fmt.Errorf("client %d: %w", s.slot, err)
+		}
+	}
 	lo := s.r.cfg.LockOptions
 	rep, err := p.Call(s.ctx, client.Request{Op: client.OpOpen, Lock: s.r.cfg.Lock, TTLMS: s.r.cfg.TTL.Milliseconds(), Options: &lo, Endpoints: &e}, s.r.cfg.replyTimeout())
 	if err == nil && rep.Outcome != client.OutcomeOK {

@@ -49,6 +49,9 @@ type Config struct {
 	Lock        string
 	LockOptions client.LockOptions
 	Endpoints   cluster.Endpoints
+	// SlotEndpoints, when set, is how client slot n reaches the lock
+	// service (its own links, for link faults); else Endpoints.
+	SlotEndpoints func(slot int) (cluster.Endpoints, error)
 	// Driver starts one client process.
 	Driver client.Command
 	// ReplyTimeout bounds each request to a client (time it spends paused

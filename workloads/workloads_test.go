@@ -232,3 +232,31 @@ func TestEveryWorkloadNamesItsCheckers(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `["counter","fenced","mutex","orders"]`, string(b))
 }
+
+// Each client slot reaches the lock service through its own links: with
+// client 0's link to the master cut, client 0 never gets the lock while the
+// others keep taking it.
+func TestEachClientDialsThroughItsOwnLinks(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1, LinkFaults: true})
+	l, err := c.Link(0, "redis-1")
+	require.NoError(t, err)
+	require.NoError(t, l.Cut())
+	cfg := config(c, "simple", nil)
+	cfg.SlotEndpoints = c.EndpointsFor
+	var cut int
+	ops := run(t, "mutex", cfg, 1500*time.Millisecond, func(r *workloads.Runner) {
+		require.Eventually(t, func() bool {
+			id, _, err := r.Client(0)
+			cut = id
+			return err == nil
+		}, 10*time.Second, 10*time.Millisecond)
+	})
+	holders := map[int]bool{}
+	for _, op := range ops {
+		if op.F == history.Acquire && op.Type == history.OK {
+			holders[op.Process] = true
+		}
+	}
+	require.NotEmpty(t, holders, "the clients with working links took the lock")
+	require.False(t, holders[cut], "client 0 took the lock through a cut link")
+}
