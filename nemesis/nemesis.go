@@ -48,6 +48,8 @@ type Params struct {
 	Client int `json:"client,omitempty"`
 	// Point stops the victim at this named point inside the lock.
 	Point string `json:"point,omitempty"`
+	// Steps are the faults of a plan.
+	Steps []Step `json:"steps,omitempty"`
 }
 
 // Validate rejects parameters no schedule can use.
@@ -59,6 +61,11 @@ func (p Params) Validate() error {
 		return fmt.Errorf("a fault can wait for an ok %s or %s, not %q", history.Acquire, history.Read, p.On)
 	case p.Client < 0:
 		return fmt.Errorf("no client %d", p.Client)
+	}
+	for _, s := range p.Steps {
+		if err := s.validate(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

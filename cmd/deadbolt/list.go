@@ -8,6 +8,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/locks"
 	_ "github.com/deadbolt-lab/deadbolt/locks/all"
+	"github.com/deadbolt-lab/deadbolt/nemesis"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
@@ -64,4 +65,26 @@ func cmdWorkloads(args []string, stdout io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\n", name, k.Summary)
 	}
 	return tw.Flush()
+}
+
+func cmdFaults(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("faults", flag.ContinueOnError)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return badInput("faults takes no arguments, got %q", pos)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "FAULT\tDEFAULT TARGET\tWHAT IT DOES\n")
+	for _, name := range nemesis.Faults() {
+		summary, target := nemesis.FaultSummary(name)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, target, summary)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "\ntargets: %s\n", nemesis.SelectorHelp)
+	return err
 }

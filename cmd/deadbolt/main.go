@@ -4,6 +4,7 @@
 //	deadbolt list
 //	deadbolt locks
 //	deadbolt workloads
+//	deadbolt faults
 //	deadbolt run NAME [--seed N] [--time D] [--clients N] [--lock NAME] [--workload NAME] [--store DIR]
 //	deadbolt scenario [NAME...] [--seed N] [--store DIR]
 //	deadbolt check RUN_DIR
@@ -54,6 +55,7 @@ const usage = `usage:
   deadbolt list                      scenarios, one a line, with their expectation
   deadbolt locks                     locks selectable with --lock, one a line
   deadbolt workloads                 workloads selectable with --workload, one a line
+  deadbolt faults                    the fault catalogue: every fault with its default target
   deadbolt run NAME [flags]          run one scenario
   deadbolt scenario [NAME...] [flags] run a suite (default: the CI suite) and compare
   deadbolt check RUN_DIR             re-check a stored history
@@ -110,6 +112,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdLocks(args[1:], stdout)
 	case "workloads":
 		return cmdWorkloads(args[1:], stdout)
+	case "faults":
+		return cmdFaults(args[1:], stdout)
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "scenario":

@@ -39,6 +39,7 @@ func TestBadInputExits254WithAMessage(t *testing.T) {
 		{[]string{"check", "/no/such/run"}, "no such file"},
 		{[]string{"list", "extra"}, "no arguments"},
 		{[]string{"workloads", "extra"}, "no arguments"},
+		{[]string{"faults", "extra"}, "no arguments"},
 		{[]string{"run", "pause-simple", "--workload", "nope"}, `unknown workload "nope"`},
 		{[]string{"run", "pause-simple", "--lock", "get-then-del", "--workload", "mutex"}, "waits for a resource read"},
 		{[]string{"run", "pause-get-then-del", "--lock", "simple"}, `lock simple has no point "after-get"`},
@@ -63,6 +64,12 @@ func TestListAndLocks(t *testing.T) {
 	require.Equal(t, 0, code)
 	for _, w := range []string{"mutex", "counter", "fenced", "orders"} {
 		require.Regexp(t, `(?m)^`+w+`\s+\S`, out)
+	}
+	code, out, _ = deadbolt(t, "faults")
+	require.Equal(t, 0, code)
+	for _, f := range []string{"kill", "restart", "pause-node", "isolate-primary", "isolate-replica", "sentinel-failover",
+		"link-delay", "link-cut", "clock-jump", "pause-client", "crash-client"} {
+		require.Regexp(t, `(?m)^`+f+`\s+\S+\s+\S`, out)
 	}
 }
 

@@ -1,0 +1,166 @@
+package nemesis
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// Selectors name targets, resolved when the fault strikes:
+//
+//	primary            the node Sentinel calls master
+//	replica            one replica of it, chosen by the seed
+//	sentinel           one Sentinel, chosen by the seed
+//	minority, majority of the lock-service masters, chosen by the seed
+//	node:N1,N2         the named nodes
+//	client:S           client slot S's current process
+//	holder             the client that holds the step's key, the moment it does
+//	link:S:N1,N2       client slot S's links to the named nodes
+//
+// SelectorHelp lists the target selectors.
+var SelectorHelp = "primary, replica, sentinel, minority, majority, node:NAMES, client:SLOT, holder, link:SLOT:NAMES"
+
+// checkSelector rejects a selector that can never resolve, before any
+// container starts.
+func checkSelector(sel string) error {
+	kind, arg, _ := strings.Cut(sel, ":")
+	switch kind {
+	case "primary", "replica", "sentinel", "minority", "majority", "holder":
+		if arg == "" {
+			return nil
+		}
+	case "node":
+		if arg != "" {
+			return nil
+		}
+	case "client":
+		if _, err := strconv.Atoi(arg); err == nil {
+			return nil
+		}
+	case "link":
+		slot, nodes, ok := strings.Cut(arg, ":")
+		if _, err := strconv.Atoi(slot); err == nil && ok && nodes != "" {
+			return nil
+		}
+	}
+	return fmt.Errorf("bad target %q (known: %s)", sel, SelectorHelp)
+}
+
+// resolve finds the target of sel now. key is the step's key for holder.
+func resolve(ctx context.Context, env Env, sel, key string) (Target, error) {
+	kind, arg, _ := strings.Cut(sel, ":")
+	c := env.Cluster
+	nodes := func(ns ...*cluster.Node) (Target, error) {
+		t := Target{Nodes: ns}
+		t.Name = t.nodeNames()
+		return t, nil
+	}
+	switch kind {
+	case "primary":
+		m, err := c.Master(ctx)
+		if err != nil {
+			return Target{}, err
+		}
+		return nodes(m)
+	case "replica":
+		m, err := c.Master(ctx)
+		if err != nil {
+			return Target{}, err
+		}
+		var rs []*cluster.Node
+		for _, n := range c.ByRole(cluster.RoleRedis) {
+			if n.Name != m.Name {
+				rs = append(rs, n)
+			}
+		}
+		if len(rs) == 0 {
+			return Target{}, fmt.Errorf("master %s has no replica", m.Name)
+		}
+		return nodes(rs[env.Rng.IntN(len(rs))])
+	case "sentinel":
+		ss := c.ByRole(cluster.RoleSentinel)
+		if len(ss) == 0 {
+			return Target{}, fmt.Errorf("this cluster has no Sentinel")
+		}
+		return nodes(ss[env.Rng.IntN(len(ss))])
+	case "minority", "majority":
+		ms := c.ByRole(cluster.RoleRedis)
+		k := (len(ms) - 1) / 2
+		if kind == "majority" {
+			k = len(ms)/2 + 1
+		}
+		if k == 0 {
+			return Target{}, fmt.Errorf("%d masters have no %s", len(ms), kind)
+		}
+		var pick []*cluster.Node
+		for _, i := range env.Rng.Perm(len(ms))[:k] {
+			pick = append(pick, ms[i])
+		}
+		return nodes(pick...)
+	case "node":
+		ns, err := named(c, arg)
+		if err != nil {
+			return Target{}, err
+		}
+		return nodes(ns...)
+	case "client", "holder":
+		p := Params{Key: key}
+		if kind == "client" {
+			p.Key = ""
+			p.Client, _ = strconv.Atoi(arg)
+		} else if key == "" {
+			return Target{}, fmt.Errorf("target holder needs the step's key")
+		}
+		id, proc, err := victim(ctx, env, p)
+		if err != nil {
+			return Target{}, err
+		}
+		return Target{Process: proc, Slot: p.Client, Name: fmt.Sprintf("process %d", id)}, nil
+	case "link":
+		slotText, names, _ := strings.Cut(arg, ":")
+		slot, _ := strconv.Atoi(slotText)
+		ns, err := named(c, names)
+		if err != nil {
+			return Target{}, err
+		}
+		t := Target{Nodes: ns, Slot: slot}
+		t.Name = fmt.Sprintf("client %d -> %s", slot, t.nodeNames())
+		return t, nil
+	}
+	return Target{}, checkSelector(sel)
+}
+
+func named(c *cluster.Cluster, names string) ([]*cluster.Node, error) {
+	var out []*cluster.Node
+	for _, name := range strings.Split(names, ",") {
+		n, err := c.Node(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// acquiredBy waits for an ok acquire of key by client slot's process.
+func acquiredBy(ctx context.Context, env Env, slot int, key string) error {
+	for {
+		got, cancel := env.Rec.Watch(func(op history.Op) bool {
+			return op.F == history.Acquire && op.Type == history.OK && op.Key == key && op.Process >= 0
+		})
+		select {
+		case op := <-got:
+			cancel()
+			if id, _, err := env.Clients.Client(slot); err == nil && id == op.Process {
+				return nil
+			}
+		case <-ctx.Done():
+			cancel()
+			return ctx.Err()
+		}
+	}
+}
