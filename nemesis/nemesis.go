@@ -103,6 +103,9 @@ func New(name string, p Params) (Nemesis, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if name == "plan" && len(p.Steps) == 0 {
+		return nil, fmt.Errorf("nemesis plan needs at least one step")
+	}
 	return e.make(p), nil
 }
 

@@ -1,0 +1,78 @@
+package nemesis_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/checker"
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/nemesis"
+)
+
+// Two pauses of one kind that overlap keep their own windows, each healed
+// on its own clock, and the plan returns with both nodes answering.
+func TestPlanOverlapsFaultsOfOneKindAndHealsEach(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 2})
+	rec := history.NewRecorder(nil)
+	n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{
+		{Fault: "pause-node", Target: "node:redis-1", For: 1500 * time.Millisecond},
+		{Fault: "pause-node", Target: "node:redis-2", After: 500 * time.Millisecond, For: 300 * time.Millisecond},
+	}})
+	require.NoError(t, err)
+	require.Equal(t, 1500*time.Millisecond, n.Span(time.Second))
+	env := nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second}
+	require.NoError(t, n.Run(context.Background(), env))
+
+	ws := checker.FaultWindows(rec.Ops())
+	require.Len(t, ws, 2)
+	one, two := ws[0], ws[1]
+	require.Equal(t, "redis-1", one.Node)
+	require.Equal(t, "redis-2", two.Node)
+	require.NotEqual(t, one.ID, two.ID)
+	require.True(t, one.Healed && two.Healed)
+	require.Less(t, two.End, one.End, "the second pause healed inside the first")
+	require.Greater(t, two.Start, one.Start)
+	for _, node := range c.ByRole(cluster.RoleRedis) {
+		require.NoError(t, node.Ping(context.Background()))
+	}
+	_, err = history.Pair(rec.Ops())
+	require.NoError(t, err)
+}
+
+// A fault that cannot strike is recorded as failed, and the run cannot pass.
+func TestPlanRecordsAFaultThatFailed(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
+	rec := history.NewRecorder(nil)
+	n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{
+		{Fault: "clock-jump", Target: "node:redis-1", By: time.Minute}, // the cluster has no clock faults
+	}})
+	require.NoError(t, err)
+	env := nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second}
+	require.ErrorContains(t, n.Run(context.Background(), env), "without clock faults")
+	r := checker.Check(rec.Ops(), checker.Options{})
+	require.NotEqual(t, checker.Valid, r.Verdict)
+	require.Contains(t, r.Reason, "clock-jump(redis-1)")
+}
+
+func TestPlanStepsAreCheckedBeforeAnyContainer(t *testing.T) {
+	for _, tc := range []struct {
+		step nemesis.Step
+		want string
+	}{
+		{nemesis.Step{Fault: "meteor"}, `unknown fault "meteor"`},
+		{nemesis.Step{Fault: "kill", Target: "rack:2"}, `bad target "rack:2"`},
+		{nemesis.Step{Fault: "link-cut", Target: "link:x:redis-1"}, `bad target "link:x:redis-1"`},
+		{nemesis.Step{Fault: "kill", For: -time.Second}, "negative"},
+	} {
+		_, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{tc.step}})
+		require.ErrorContains(t, err, tc.want)
+	}
+	_, err := nemesis.New("plan", nemesis.Params{})
+	require.ErrorContains(t, err, "at least one step")
+}
