@@ -7,10 +7,19 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
+)
+
+// Limits on what one run may ask of a 2-core machine: each client is an OS
+// process, and a run holds its whole history in memory.
+const (
+	maxClients = 256
+	maxTime    = time.Hour
 )
 
 type runFlags struct {
@@ -25,17 +34,38 @@ type runFlags struct {
 
 func (f *runFlags) register(fs *flag.FlagSet, single bool) {
 	fs.Func("seed", "seed for the workload and nemesis (default: random, printed)", func(s string) error {
-		_, err := fmt.Sscan(s, &f.seed)
-		f.seedSet = err == nil
+		// Decimal only: Sscan took "3abc" as 3 and "0x10" as 16.
+		seed, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
 			return fmt.Errorf("not a non-negative integer: %q", s)
 		}
+		f.seed, f.seedSet = seed, true
 		return nil
 	})
 	fs.StringVar(&f.store, "store", "store", "directory for run output")
 	if single {
-		fs.DurationVar(&f.time, "time", 0, "workload duration (default: the scenario's)")
-		fs.IntVar(&f.clients, "clients", 0, "number of clients (default: the scenario's)")
+		fs.Func("time", "workload duration (default: the scenario's)", func(s string) error {
+			d, err := time.ParseDuration(s)
+			switch {
+			case err != nil:
+				return err
+			case d <= 0 || d > maxTime:
+				return fmt.Errorf("must be more than 0 and at most %s, got %s", maxTime, s)
+			}
+			f.time = d
+			return nil
+		})
+		fs.Func("clients", "number of clients (default: the scenario's)", func(s string) error {
+			n, err := strconv.Atoi(s)
+			switch {
+			case err != nil:
+				return fmt.Errorf("not an integer: %q", s)
+			case n < 1 || n > maxClients:
+				return fmt.Errorf("must be from 1 to %d (each client is a process), got %d", maxClients, n)
+			}
+			f.clients = n
+			return nil
+		})
 		fs.StringVar(&f.lock, "lock", "", "lock to run (default: the scenario's)")
 		fs.StringVar(&f.workload, "workload", "", "workload to run (default: the scenario's; see `deadbolt workloads`)")
 	}
@@ -52,6 +82,20 @@ func (f *runFlags) options(stderr io.Writer) scenarios.RunOptions {
 	}
 }
 
+// checkStore makes sure the store can take a run's output before any
+// container starts.
+func checkStore(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return badInput("--store %s: %v", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".write-check-*")
+	if err != nil {
+		return badInput("--store %s is not writable: %v", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var f runFlags
@@ -63,8 +107,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if len(pos) != 1 {
 		return badInput("run takes exactly one scenario name, got %d (see `deadbolt list`)", len(pos))
 	}
-	if f.clients < 0 || f.time < 0 {
-		return badInput("--clients and --time must not be negative")
+	if err := checkStore(f.store); err != nil {
+		return err
 	}
 	sc, err := prepared(pos[0], f)
 	if err != nil {
@@ -91,6 +135,9 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if len(names) == 0 {
 		names = scenarios.CISuite()
+	}
+	if err := checkStore(f.store); err != nil {
+		return err
 	}
 	// Validate every name before the first container starts.
 	var suite []scenarios.Scenario
