@@ -8,6 +8,8 @@ BIN := bin/deadbolt
 # DEADBOLT_REDIS_IMAGE selects another image (e.g. an official Redis image
 # where a registry is reachable); otherwise the local one is built.
 IMAGE := deadbolt/redis:7.0
+# Recipes read it from the environment, never pasted into a shell line.
+export DEADBOLT_REDIS_IMAGE
 
 .PHONY: all image build test scenario bench vet clean test-deps
 
@@ -17,7 +19,7 @@ image:
 ifeq ($(DEADBOLT_REDIS_IMAGE),)
 	@cluster/image/build.sh $(IMAGE)
 else
-	@echo "using $(DEADBOLT_REDIS_IMAGE) from DEADBOLT_REDIS_IMAGE"
+	@printf 'using %s from DEADBOLT_REDIS_IMAGE\n' "$$DEADBOLT_REDIS_IMAGE"
 endif
 
 build:
