@@ -96,3 +96,29 @@ func TestContextDeadlineBoundsACallToAStalledNode(t *testing.T) {
 	require.Error(t, rdb.Set(cctx, "k", "v", 0).Err())
 	require.Less(t, time.Since(start), 300*time.Millisecond, "the context deadline, not the 500ms read timeout, must end the call")
 }
+
+// Heal asks Docker what is wrong with a node, so one call undoes faults
+// of several kinds at once, whoever made them.
+func TestHealUndoesEveryFaultANodeIsIn(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Sentinel})
+	ctx := context.Background()
+	m, err := c.Master(ctx)
+	require.NoError(t, err)
+	var replica *cluster.Node
+	for _, n := range c.ByRole(cluster.RoleRedis) {
+		if n.Name != m.Name {
+			replica = n
+		}
+	}
+	require.NoError(t, replica.Isolate(ctx))
+	require.NoError(t, replica.Pause(ctx))
+	require.Error(t, replica.Ping(ctx), "a paused node answers nothing")
+
+	require.NoError(t, replica.Heal(ctx))
+	require.NoError(t, replica.Ping(ctx))
+	// Linked to its master again: the health check requires it.
+	require.NoError(t, c.WaitHealthy(ctx, 60*time.Second))
+	// A second heal finds nothing to do.
+	require.NoError(t, replica.Heal(ctx))
+	require.NoError(t, replica.Reconnect(ctx), "reconnecting a connected node is no error")
+}

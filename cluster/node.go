@@ -41,10 +41,8 @@ type Node struct {
 	c  *testcontainers.DockerContainer
 	cl *Cluster
 
-	mu       sync.Mutex
-	killed   bool
-	isolated bool
-	clock    time.Duration // wall-clock offset, see SetClock
+	mu    sync.Mutex
+	clock time.Duration // wall-clock offset, see SetClock
 }
 
 // Logical is the address other nodes and Sentinel use for this node.
@@ -63,37 +61,50 @@ func (n *Node) Client() *redis.Client {
 
 // Kill sends SIGKILL: the process dies without saving or closing connections.
 func (n *Node) Kill(ctx context.Context) error {
-	n.mu.Lock()
-	defer n.mu.Unlock()
 	if _, err := n.cl.d.cli.ContainerKill(ctx, n.c.GetContainerID(), client.ContainerKillOptions{Signal: "KILL"}); err != nil {
 		return fmt.Errorf("kill %s: %w", n.Name, err)
 	}
-	n.killed = true
 	return nil
 }
 
 // Start starts a killed node again and waits until it answers PING. Its
 // published port is pinned, so clients find it where it was.
 func (n *Node) Start(ctx context.Context) error {
-	n.mu.Lock()
-	defer n.mu.Unlock()
 	if err := n.c.Start(ctx); err != nil {
 		return fmt.Errorf("start %s: %w", n.Name, err)
 	}
-	n.killed = false
 	return nil
 }
 
 // Isolate disconnects the node from the node-to-node network: replicas and
 // Sentinels lose it, while clients still reach it through its published port.
 func (n *Node) Isolate(ctx context.Context) error {
-	n.mu.Lock()
-	defer n.mu.Unlock()
 	_, err := n.cl.d.cli.NetworkDisconnect(ctx, n.cl.nodesNet, client.NetworkDisconnectOptions{Container: n.c.GetContainerID(), Force: true})
 	if err != nil {
 		return fmt.Errorf("isolate %s: %w", n.Name, err)
 	}
-	n.isolated = true
+	return nil
+}
+
+// Reconnect joins an isolated node to the node-to-node network again under
+// its name; a node that is connected stays as it is.
+func (n *Node) Reconnect(ctx context.Context) error {
+	if st, err := n.state(ctx); err != nil {
+		return err
+	} else if st.connected {
+		return nil
+	}
+	return n.reconnect(ctx)
+}
+
+func (n *Node) reconnect(ctx context.Context) error {
+	_, err := n.cl.d.cli.NetworkConnect(ctx, n.cl.nodesNet, client.NetworkConnectOptions{
+		Container:      n.c.GetContainerID(),
+		EndpointConfig: &network.EndpointSettings{Aliases: []string{n.Name}},
+	})
+	if err != nil {
+		return fmt.Errorf("reconnect %s: %w", n.Name, err)
+	}
 	return nil
 }
 
@@ -115,41 +126,48 @@ func (n *Node) Resume(ctx context.Context) error {
 	return nil
 }
 
-// paused asks Docker, not a flag, so a heal finds a pause whoever made it.
-func (n *Node) paused(ctx context.Context) (bool, error) {
+// state asks Docker, not flags kept by whoever broke the node, so a heal
+// finds every fault, whatever made it.
+type state struct{ running, paused, connected bool }
+
+func (n *Node) state(ctx context.Context) (state, error) {
 	r, err := n.cl.d.cli.ContainerInspect(ctx, n.c.GetContainerID(), client.ContainerInspectOptions{})
 	if err != nil {
-		return false, fmt.Errorf("inspect %s: %w", n.Name, err)
+		return state{}, fmt.Errorf("inspect %s: %w", n.Name, err)
 	}
-	return r.Container.State != nil && r.Container.State.Paused, nil
+	var st state
+	if s := r.Container.State; s != nil {
+		st.running, st.paused = s.Running, s.Paused
+	}
+	if ns := r.Container.NetworkSettings; ns != nil {
+		for _, ep := range ns.Networks {
+			if ep != nil && ep.NetworkID == n.cl.nodesNet {
+				st.connected = true
+			}
+		}
+	}
+	return st, nil
 }
 
-// Heal thaws a paused node, reconnects an isolated one under its name and
-// starts a killed one.
+// Heal undoes whatever fault the node is in, as Docker reports it: thaws a
+// paused node, reconnects an isolated one and starts a stopped one. Faults
+// heal themselves; this is the end of a run's safety net.
 func (n *Node) Heal(ctx context.Context) error {
-	if paused, err := n.paused(ctx); err != nil {
+	st, err := n.state(ctx)
+	if err != nil {
 		return err
-	} else if paused {
+	}
+	if st.paused {
 		if err := n.Resume(ctx); err != nil {
 			return err
 		}
 	}
-	n.mu.Lock()
-	isolated, killed := n.isolated, n.killed
-	n.mu.Unlock()
-	if isolated {
-		_, err := n.cl.d.cli.NetworkConnect(ctx, n.cl.nodesNet, client.NetworkConnectOptions{
-			Container:      n.c.GetContainerID(),
-			EndpointConfig: &network.EndpointSettings{Aliases: []string{n.Name}},
-		})
-		if err != nil {
-			return fmt.Errorf("reconnect %s: %w", n.Name, err)
+	if !st.connected {
+		if err := n.reconnect(ctx); err != nil {
+			return err
 		}
-		n.mu.Lock()
-		n.isolated = false
-		n.mu.Unlock()
 	}
-	if killed {
+	if !st.running {
 		return n.Start(ctx)
 	}
 	return nil

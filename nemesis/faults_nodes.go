@@ -12,7 +12,7 @@ import (
 func init() {
 	registerFault("kill", "minority", "SIGKILL the nodes; the heal starts them again (what they keep depends on the cluster's persistence)",
 		FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
-			return healNodes(t), eachNode(ctx, t, (*cluster.Node).Kill)
+			return undoOn(t, (*cluster.Node).Start), eachNode(ctx, t, (*cluster.Node).Kill)
 		}))
 	registerFault("restart", "minority", "SIGKILL the nodes and start them again at once (antirez's case: a restart without persistence forgets the locks it granted)",
 		FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
@@ -20,13 +20,15 @@ func init() {
 				if err := n.Kill(ctx); err != nil {
 					return err
 				}
-				return n.Heal(ctx)
+				return n.Start(ctx)
 			})
-			return healNodes(t), err
+			// A restart that failed halfway leaves a node down; starting it
+			// again is the heal.
+			return undoOn(t, (*cluster.Node).Heal), err
 		}))
 	registerFault("pause-node", "primary", "freeze the nodes (docker pause): they answer nothing and keep their connections; the heal thaws them",
 		FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
-			return healNodes(t), eachNode(ctx, t, (*cluster.Node).Pause)
+			return undoOn(t, (*cluster.Node).Resume), eachNode(ctx, t, (*cluster.Node).Pause)
 		}))
 	registerFault("isolate-primary", "primary", "cut the node off from the other nodes and Sentinels while clients still reach it; the heal reconnects it",
 		FaultFunc(isolate))
@@ -47,11 +49,12 @@ func init() {
 }
 
 func isolate(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
-	return healNodes(t), eachNode(ctx, t, (*cluster.Node).Isolate)
+	return undoOn(t, (*cluster.Node).Reconnect), eachNode(ctx, t, (*cluster.Node).Isolate)
 }
 
-func healNodes(t Target) Heal {
-	return func(ctx context.Context) error { return eachNode(ctx, t, (*cluster.Node).Heal) }
+// undoOn is the heal that runs undo on every node of t.
+func undoOn(t Target, undo func(*cluster.Node, context.Context) error) Heal {
+	return func(ctx context.Context) error { return eachNode(ctx, t, undo) }
 }
 
 func sentinelFailover(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {

@@ -31,6 +31,9 @@ type Step struct {
 	After time.Duration `json:"after,omitempty"`
 	// For is how long the fault lasts; 0 keeps it until the run ends.
 	For time.Duration `json:"for,omitempty"`
+	// OutlastTTL adds the lease TTL to For, so every lease the target
+	// granted has expired by the heal (antirez's delayed restart).
+	OutlastTTL bool `json:"outlast_ttl,omitempty"`
 	// By is the fault's size: a clock jump, a link delay.
 	By time.Duration `json:"by,omitempty"`
 }
@@ -57,13 +60,21 @@ func (s Step) validate() error {
 // overlap as the steps say. Everything is healed before Run returns.
 type Plan struct{ Steps []Step }
 
-func (n *Plan) Span(time.Duration) time.Duration {
+func (n *Plan) Span(ttl time.Duration) time.Duration {
 	var at, end time.Duration
 	for _, s := range n.Steps {
 		at += s.After
-		end = max(end, at+s.For)
+		end = max(end, at+s.hold(ttl))
 	}
 	return end
+}
+
+// hold is how long the step's fault lasts; 0 keeps it until the run ends.
+func (s Step) hold(ttl time.Duration) time.Duration {
+	if s.OutlastTTL {
+		return ttl + s.For
+	}
+	return s.For
 }
 
 func (n *Plan) Run(ctx context.Context, env Env) error {
@@ -122,7 +133,7 @@ func (n *Plan) strike(ctx context.Context, env Env, s Step, wg *sync.WaitGroup, 
 	go func() {
 		defer wg.Done()
 		if ierr == nil {
-			hold := s.For
+			hold := s.hold(env.TTL)
 			if hold == 0 {
 				hold = time.Duration(1<<63 - 1)
 			}

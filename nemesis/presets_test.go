@@ -19,17 +19,20 @@ import (
 func TestKillMinorityOutwaitsTheTTLAndHeals(t *testing.T) {
 	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 5})
 	rec := history.NewRecorder(nil)
-	n := &nemesis.KillMinority{After: 0, Margin: 200 * time.Millisecond}
+	margin := 200 * time.Millisecond
+	n, err := nemesis.New("kill-minority", nemesis.Params{After: time.Millisecond, For: margin})
+	require.NoError(t, err)
 	ttl := 500 * time.Millisecond
+	require.Equal(t, time.Millisecond+ttl+margin, n.Span(ttl))
 	require.NoError(t, n.Run(context.Background(), nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: ttl}))
 
 	ws := checker.FaultWindows(rec.Ops())
 	require.Len(t, ws, 1)
 	w := ws[0]
-	require.Equal(t, "kill-minority", w.Fault)
+	require.Equal(t, "kill", w.Fault, "the preset is the kill fault on a minority")
 	require.Len(t, strings.Split(w.Node, ","), 2, "a minority of 5 is 2")
 	require.True(t, w.Healed)
-	require.GreaterOrEqual(t, time.Duration(w.End-w.Start), ttl+n.Margin, "restart only after the TTL")
+	require.GreaterOrEqual(t, time.Duration(w.End-w.Start), ttl+margin, "restart only after the TTL")
 	require.NoError(t, c.WaitHealthy(context.Background(), 30*time.Second))
 }
 
