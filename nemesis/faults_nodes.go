@@ -26,7 +26,7 @@ func init() {
 			// again is the heal.
 			return undoOn(t, (*cluster.Node).Heal), err
 		}))
-	registerFault("pause-node", "primary", "freeze the nodes (docker pause): they answer nothing and keep their connections; the heal thaws them",
+	registerFault("pause-node", "minority", "freeze the nodes (docker pause): they answer nothing and keep their connections; the heal thaws them",
 		FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 			return undoOn(t, (*cluster.Node).Resume), eachNode(ctx, t, (*cluster.Node).Pause)
 		}))

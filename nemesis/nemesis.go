@@ -50,13 +50,17 @@ type Params struct {
 	Point string `json:"point,omitempty"`
 	// Steps are the faults of a plan.
 	Steps []Step `json:"steps,omitempty"`
+	// Faults are what the random schedule draws from; Every is its mean
+	// gap between faults.
+	Faults []string      `json:"faults,omitempty"`
+	Every  time.Duration `json:"every,omitempty"`
 }
 
 // Validate rejects parameters no schedule can use.
 func (p Params) Validate() error {
 	switch {
-	case p.After < 0 || p.For < 0:
-		return fmt.Errorf("nemesis durations must not be negative (after %s, for %s)", p.After, p.For)
+	case p.After < 0 || p.For < 0 || p.Every < 0:
+		return fmt.Errorf("nemesis durations must not be negative (after %s, for %s, every %s)", p.After, p.For, p.Every)
 	case p.On != "" && p.On != history.Acquire && p.On != history.Read:
 		return fmt.Errorf("a fault can wait for an ok %s or %s, not %q", history.Acquire, history.Read, p.On)
 	case p.Client < 0:
@@ -103,10 +107,13 @@ func New(name string, p Params) (Nemesis, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	if name == "plan" && len(p.Steps) == 0 {
-		return nil, fmt.Errorf("nemesis plan needs at least one step")
+	n := e.make(p)
+	if v, ok := n.(interface{ validate() error }); ok {
+		if err := v.validate(); err != nil {
+			return nil, err
+		}
 	}
-	return e.make(p), nil
+	return n, nil
 }
 
 // Summary is the one-line description of a schedule.

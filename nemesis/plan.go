@@ -77,9 +77,16 @@ func (s Step) hold(ttl time.Duration) time.Duration {
 	return s.For
 }
 
-func (n *Plan) Run(ctx context.Context, env Env) error {
+func (n *Plan) validate() error {
 	if len(n.Steps) == 0 {
-		return errors.New("a plan needs at least one step")
+		return errors.New("nemesis plan needs at least one step")
+	}
+	return nil
+}
+
+func (n *Plan) Run(ctx context.Context, env Env) error {
+	if err := n.validate(); err != nil {
+		return err
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*len(n.Steps))
@@ -119,7 +126,11 @@ func (n *Plan) strike(ctx context.Context, env Env, s Step, wg *sync.WaitGroup, 
 	if err != nil {
 		return quiet(ctx, fmt.Errorf("fault %s: %w", s.Fault, err))
 	}
-	w := &window{rec: env.Rec, fault: s.Fault, node: t.Name}
+	name := t.Name
+	if s.By != 0 {
+		name = fmt.Sprintf("%s by %s", name, s.By) // the size is part of what was done
+	}
+	w := &window{rec: env.Rec, fault: s.Fault, node: name}
 	var heal Heal
 	ierr := w.step(history.FaultStart, func(ctx context.Context) error {
 		var err error
@@ -127,7 +138,8 @@ func (n *Plan) strike(ctx context.Context, env Env, s Step, wg *sync.WaitGroup, 
 		return err
 	})
 	if heal == nil {
-		return ierr
+		// Nothing was done, so nothing to undo; the window still closes.
+		heal = func(context.Context) error { return nil }
 	}
 	wg.Add(1)
 	go func() {

@@ -57,7 +57,7 @@ func TestPlanRecordsAFaultThatFailed(t *testing.T) {
 	require.ErrorContains(t, n.Run(context.Background(), env), "without clock faults")
 	r := checker.Check(rec.Ops(), checker.Options{})
 	require.NotEqual(t, checker.Valid, r.Verdict)
-	require.Contains(t, r.Reason, "clock-jump(redis-1)")
+	require.Contains(t, r.Reason, "clock-jump(redis-1 by 1m0s)")
 }
 
 func TestPlanStepsAreCheckedBeforeAnyContainer(t *testing.T) {

@@ -17,12 +17,13 @@ import (
 //	sentinel           one Sentinel, chosen by the seed
 //	minority, majority of the lock-service masters, chosen by the seed
 //	node:N1,N2         the named nodes
-//	client:S           client slot S's current process
+//	client:S           client slot S's current process (S = *: a slot chosen by the seed)
 //	holder             the client that holds the step's key, the moment it does
-//	link:S:N1,N2       client slot S's links to the named nodes
+//	link:S:N1,N2       client slot S's links to the named nodes (S = *: chosen
+//	                   by the seed; nodes = minority or majority: chosen by the seed)
 //
 // SelectorHelp lists the target selectors.
-var SelectorHelp = "primary, replica, sentinel, minority, majority, node:NAMES, client:SLOT, holder, link:SLOT:NAMES"
+var SelectorHelp = "primary, replica, sentinel, minority, majority, node:NAMES, client:SLOT, holder, link:SLOT:NAMES (SLOT may be *, NAMES of a link minority or majority)"
 
 // checkSelector rejects a selector that can never resolve, before any
 // container starts.
@@ -38,12 +39,12 @@ func checkSelector(sel string) error {
 			return nil
 		}
 	case "client":
-		if _, err := strconv.Atoi(arg); err == nil {
+		if _, err := strconv.Atoi(arg); err == nil || arg == "*" {
 			return nil
 		}
 	case "link":
 		slot, nodes, ok := strings.Cut(arg, ":")
-		if _, err := strconv.Atoi(slot); err == nil && ok && nodes != "" {
+		if _, err := strconv.Atoi(slot); (err == nil || slot == "*") && ok && nodes != "" {
 			return nil
 		}
 	}
@@ -88,17 +89,9 @@ func resolve(ctx context.Context, env Env, sel, key string) (Target, error) {
 		}
 		return nodes(ss[env.Rng.IntN(len(ss))])
 	case "minority", "majority":
-		ms := c.ByRole(cluster.RoleRedis)
-		k := (len(ms) - 1) / 2
-		if kind == "majority" {
-			k = len(ms)/2 + 1
-		}
-		if k == 0 {
-			return Target{}, fmt.Errorf("%d masters have no %s", len(ms), kind)
-		}
-		var pick []*cluster.Node
-		for _, i := range env.Rng.Perm(len(ms))[:k] {
-			pick = append(pick, ms[i])
+		pick, err := share(env, kind)
+		if err != nil {
+			return Target{}, err
 		}
 		return nodes(pick...)
 	case "node":
@@ -111,7 +104,7 @@ func resolve(ctx context.Context, env Env, sel, key string) (Target, error) {
 		p := Params{Key: key}
 		if kind == "client" {
 			p.Key = ""
-			p.Client, _ = strconv.Atoi(arg)
+			p.Client = slotOf(env, arg)
 		} else if key == "" {
 			return Target{}, fmt.Errorf("target holder needs the step's key")
 		}
@@ -122,8 +115,14 @@ func resolve(ctx context.Context, env Env, sel, key string) (Target, error) {
 		return Target{Process: proc, Slot: p.Client, Name: fmt.Sprintf("process %d", id)}, nil
 	case "link":
 		slotText, names, _ := strings.Cut(arg, ":")
-		slot, _ := strconv.Atoi(slotText)
-		ns, err := named(c, names)
+		slot := slotOf(env, slotText)
+		var ns []*cluster.Node
+		var err error
+		if names == "minority" || names == "majority" {
+			ns, err = share(env, names)
+		} else {
+			ns, err = named(c, names)
+		}
 		if err != nil {
 			return Target{}, err
 		}
@@ -132,6 +131,35 @@ func resolve(ctx context.Context, env Env, sel, key string) (Target, error) {
 		return t, nil
 	}
 	return Target{}, checkSelector(sel)
+}
+
+// share picks a minority or majority of the lock-service masters by seed.
+func share(env Env, kind string) ([]*cluster.Node, error) {
+	ms := env.Cluster.ByRole(cluster.RoleRedis)
+	k := (len(ms) - 1) / 2
+	if kind == "majority" {
+		k = len(ms)/2 + 1
+	}
+	if k == 0 {
+		return nil, fmt.Errorf("%d masters have no %s", len(ms), kind)
+	}
+	var pick []*cluster.Node
+	for _, i := range env.Rng.Perm(len(ms))[:k] {
+		pick = append(pick, ms[i])
+	}
+	return pick, nil
+}
+
+// slotOf is the client slot a selector names; * lets the seed choose.
+func slotOf(env Env, arg string) int {
+	if arg == "*" {
+		if env.Clients == nil || env.Clients.Slots() == 0 {
+			return 0
+		}
+		return env.Rng.IntN(env.Clients.Slots())
+	}
+	n, _ := strconv.Atoi(arg)
+	return n
 }
 
 func named(c *cluster.Cluster, names string) ([]*cluster.Node, error) {

@@ -32,7 +32,11 @@ type RunOptions struct {
 	Clients  int           // 0: the scenario's
 	Lock     string        // "": the scenario's
 	Workload string        // "": the scenario's
-	Store    string        // root of the run store
+	// Nemesis replaces the scenario's schedule with its own defaults;
+	// Faults are what the random schedule draws from.
+	Nemesis string
+	Faults  []string
+	Store   string // root of the run store
 	// Driver starts each client process; empty: this binary's `client`.
 	Driver client.Command
 	// Log receives progress lines; nil discards them.
@@ -58,6 +62,21 @@ func (s Scenario) Prepare(o RunOptions) (Scenario, error) {
 	if o.Workload != "" {
 		s.Workload = o.Workload
 	}
+	switch {
+	case o.Nemesis != "":
+		s.Nemesis, s.Fault = o.Nemesis, nemesis.Params{Faults: o.Faults}
+	case len(o.Faults) > 0:
+		return s, fmt.Errorf("--faults chooses what --nemesis random draws from; give --nemesis random too")
+	}
+	need, err := nemesis.NeedsOf(s.Nemesis, s.Fault)
+	if err != nil {
+		return s, err
+	}
+	if need.Topology != "" && need.Topology != s.Cluster.Topology {
+		return s, fmt.Errorf("nemesis %s needs the %s topology; scenario %s runs %s", s.Nemesis, need.Topology, s.Name, s.Cluster.Topology)
+	}
+	s.Cluster.ClockFaults = s.Cluster.ClockFaults || need.ClockFaults
+	s.Cluster.LinkFaults = s.Cluster.LinkFaults || need.LinkFaults
 	if s.Clients < 1 {
 		return s, fmt.Errorf("--clients must be at least 1, got %d", s.Clients)
 	}

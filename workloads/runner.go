@@ -136,6 +136,9 @@ func (r *Runner) Client(n int) (int, *client.Process, error) {
 	return s.process, s.proc, nil
 }
 
+// Slots is how many client slots the run has.
+func (r *Runner) Slots() int { return r.cfg.Clients }
+
 // WatchStops delivers every client's stop at an armed point until cancel.
 func (r *Runner) WatchStops() (<-chan Stop, func()) {
 	r.mu.Lock()

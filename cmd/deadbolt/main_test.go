@@ -52,6 +52,13 @@ func TestBadInputExits254WithAMessage(t *testing.T) {
 		{[]string{"run", "pause-simple", "--lock", "get-then-del", "--workload", "mutex"}, "waits for a resource read"},
 		{[]string{"run", "pause-get-then-del", "--lock", "simple"}, `lock simple has no point "after-get"`},
 		{[]string{"client", "extra"}, "takes no arguments"},
+		{[]string{"run", "failover-redlock", "--nemesis", "meteor"}, `unknown nemesis "meteor"`},
+		{[]string{"run", "failover-redlock", "--nemesis", "random"}, "at least one fault"},
+		{[]string{"run", "failover-redlock", "--nemesis", "random", "--faults", "kill,meteor"}, `unknown fault "meteor"`},
+		{[]string{"run", "failover-redlock", "--nemesis", "random", "--faults", "kill,,"}, "empty fault name"},
+		{[]string{"run", "failover-redlock", "--faults", "kill"}, "give --nemesis random too"},
+		{[]string{"run", "failover-redlock", "--nemesis", "random", "--faults", "isolate-primary"}, "needs the sentinel topology"},
+		{[]string{"run", "failover-redlock", "--nemesis", "plan"}, "at least one step"},
 	} {
 		code, _, stderr := deadbolt(t, tc.args...)
 		require.Equal(t, exitBadInput, code, "%v", tc.args)

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/reports"
@@ -29,6 +30,8 @@ type runFlags struct {
 	clients  int
 	lock     string
 	workload string
+	nemesis  string
+	faults   []string
 	store    string
 }
 
@@ -68,6 +71,16 @@ func (f *runFlags) register(fs *flag.FlagSet, single bool) {
 		})
 		fs.StringVar(&f.lock, "lock", "", "lock to run (default: the scenario's)")
 		fs.StringVar(&f.workload, "workload", "", "workload to run (default: the scenario's; see `deadbolt workloads`)")
+		fs.StringVar(&f.nemesis, "nemesis", "", "fault schedule to run instead of the scenario's, with its defaults (see `deadbolt list`; random needs --faults)")
+		fs.Func("faults", "comma-separated faults the random schedule draws from (see `deadbolt faults`)", func(s string) error {
+			for _, name := range strings.Split(s, ",") {
+				if name = strings.TrimSpace(name); name == "" {
+					return fmt.Errorf("empty fault name in %q", s)
+				}
+				f.faults = append(f.faults, name)
+			}
+			return nil
+		})
 	}
 }
 
@@ -78,6 +91,7 @@ func (f *runFlags) options(stderr io.Writer) scenarios.RunOptions {
 	}
 	return scenarios.RunOptions{
 		Seed: seed, Time: f.time, Clients: f.clients, Lock: f.lock, Workload: f.workload, Store: f.store,
+		Nemesis: f.nemesis, Faults: f.faults,
 		Log: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
 	}
 }
@@ -118,9 +132,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if (f.lock != "" && f.lock != sc.Lock) || (f.workload != "" && f.workload != sc.WorkloadName()) {
-		fmt.Fprintf(stdout, "note: scenario %s expects %s for lock %s on its own workload; this run changed them (--lock %q, --workload %q) under the same expectation.\n",
-			sc.Name, sc.Expect, sc.Lock, f.lock, f.workload)
+	if (f.lock != "" && f.lock != sc.Lock) || (f.workload != "" && f.workload != sc.WorkloadName()) || (f.nemesis != "" && f.nemesis != sc.Nemesis) {
+		fmt.Fprintf(stdout, "note: scenario %s expects %s for lock %s on its own workload and nemesis; this run changed them (--lock %q, --workload %q, --nemesis %q) under the same expectation.\n",
+			sc.Name, sc.Expect, sc.Lock, f.lock, f.workload, f.nemesis)
 	}
 	return summarize(stdout, []*reports.Results{res})
 }
@@ -178,7 +192,7 @@ func prepared(name string, f runFlags) (scenarios.Scenario, error) {
 	if err != nil {
 		return sc, badInput("%v", err)
 	}
-	if _, err := sc.Prepare(scenarios.RunOptions{Time: f.time, Clients: f.clients, Lock: f.lock, Workload: f.workload}); err != nil {
+	if _, err := sc.Prepare(scenarios.RunOptions{Time: f.time, Clients: f.clients, Lock: f.lock, Workload: f.workload, Nemesis: f.nemesis, Faults: f.faults}); err != nil {
 		return sc, badInput("%v", err)
 	}
 	return sc, nil

@@ -1,0 +1,59 @@
+package nemesis
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Needs is what a schedule asks of the cluster it runs on, known before
+// any container starts.
+type Needs struct {
+	// Topology is "" when any will do.
+	Topology string
+	// ClockFaults and LinkFaults: nodes with a movable clock, clients
+	// reaching nodes through proxies.
+	ClockFaults, LinkFaults bool
+}
+
+// NeedsOf reads what the named schedule with p will ask of the cluster.
+func NeedsOf(name string, p Params) (Needs, error) {
+	e, ok := registry[name]
+	if !ok {
+		return Needs{}, fmt.Errorf("unknown nemesis %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	type aim struct{ fault, target string }
+	var aims []aim
+	for _, s := range p.Steps {
+		aims = append(aims, aim{s.Fault, s.Target})
+	}
+	for _, f := range p.Faults {
+		aims = append(aims, aim{f, "random"})
+	}
+	need := Needs{Topology: e.topology}
+	for _, a := range aims {
+		fe, err := lookupFault(a.fault)
+		if err != nil {
+			return Needs{}, err
+		}
+		switch a.target {
+		case "":
+			a.target = fe.target
+		case "random":
+			a.target = randomTarget(fe.target)
+		}
+		switch a.fault {
+		case "clock-jump":
+			need.ClockFaults = true
+		case "link-delay", "link-cut":
+			need.LinkFaults = true
+		}
+		switch kind, _, _ := strings.Cut(a.target, ":"); kind {
+		case "primary", "replica", "sentinel":
+			if need.Topology != "" && need.Topology != "sentinel" {
+				return Needs{}, fmt.Errorf("fault %s on %s needs the sentinel topology", a.fault, a.target)
+			}
+			need.Topology = "sentinel"
+		}
+	}
+	return need, nil
+}

@@ -1,0 +1,105 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+func init() {
+	register("random", "",
+		"a seeded mix of the chosen faults (--faults), one at a time, each on a seed-chosen target for a seeded time, at seeded intervals",
+		func(p Params) Nemesis { return &Random{P: p} })
+}
+
+// Random is the soak schedule: until the run ends it waits a seeded gap,
+// picks one of its faults, aims it at a target the seed chooses, holds it
+// for a seeded time and heals it before the next. The seed fixes the
+// sequence of faults, targets and durations, not the machine's timing.
+type Random struct{ P Params }
+
+// Every is the mean gap between faults, For their mean length, both by
+// default twice the TTL: long enough for a lease to run out under a fault.
+func (n *Random) every(ttl time.Duration) time.Duration { return or(n.P.Every, 2*ttl) }
+func (n *Random) hold(ttl time.Duration) time.Duration  { return or(n.P.For, 2*ttl) }
+
+// Span is the start: the schedule itself lasts as long as the run.
+func (n *Random) Span(time.Duration) time.Duration { return n.P.After }
+
+// randomTarget is the seed-chosen counterpart of a fault's default target.
+func randomTarget(def string) string {
+	kind, _, _ := strings.Cut(def, ":")
+	switch kind {
+	case "node":
+		return "minority"
+	case "holder", "client":
+		return "client:*"
+	case "link":
+		return "link:*:minority"
+	}
+	return def
+}
+
+func (n *Random) validate() error {
+	if len(n.P.Faults) == 0 {
+		return fmt.Errorf("nemesis random needs at least one fault (--faults; see `deadbolt faults`)")
+	}
+	for _, f := range n.P.Faults {
+		if _, err := lookupFault(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (n *Random) Run(ctx context.Context, env Env) error {
+	if err := n.validate(); err != nil {
+		return err
+	}
+	sleep(ctx, n.P.After)
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	var all []error
+	plan := &Plan{}
+	for ctx.Err() == nil {
+		sleep(ctx, jitter(env, n.every(env.TTL)))
+		if ctx.Err() != nil {
+			break
+		}
+		s := n.step(env)
+		if err := plan.strike(ctx, env, s, &wg, errs); err != nil {
+			all = append(all, err)
+		}
+		wg.Wait() // one fault at a time: each heals before the next
+		for len(errs) > 0 {
+			all = append(all, <-errs)
+		}
+	}
+	return errors.Join(all...)
+}
+
+// step draws the next fault: which, on what, for how long, by how much.
+func (n *Random) step(env Env) Step {
+	name := n.P.Faults[env.Rng.IntN(len(n.P.Faults))]
+	e := faults[name]
+	s := Step{Fault: name, Target: randomTarget(e.target), For: jitter(env, n.hold(env.TTL))}
+	switch name {
+	case "clock-jump":
+		// Forward or back by one to three TTLs: leases expire early or late.
+		s.By = env.TTL + time.Duration(env.Rng.Int64N(int64(2*env.TTL)+1))
+		if env.Rng.IntN(2) == 0 {
+			s.By = -s.By
+		}
+	case "link-delay":
+		s.By = env.TTL + time.Duration(env.Rng.Int64N(int64(env.TTL)+1))
+	}
+	return s
+}
+
+// jitter is d scaled by a seeded factor in [0.5, 1.5).
+func jitter(env Env, d time.Duration) time.Duration {
+	return d/2 + time.Duration(env.Rng.Int64N(int64(d)+1))
+}
