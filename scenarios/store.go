@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,6 +23,8 @@ func newRunDir(root, scenario string) (string, error) {
 	return dir, nil
 }
 
+var latestSeq atomic.Int64
+
 // linkLatest points store/latest at dir, replacing the link atomically.
 func linkLatest(root, dir string) error {
 	if root == "" {
@@ -31,7 +34,8 @@ func linkLatest(root, dir string) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(root, fmt.Sprintf(".latest-%d", os.Getpid()))
+	// Runs of one suite finish at once: each needs a temporary name of its own.
+	tmp := filepath.Join(root, fmt.Sprintf(".latest-%d-%d", os.Getpid(), latestSeq.Add(1)))
 	_ = os.Remove(tmp)
 	if err := os.Symlink(rel, tmp); err != nil {
 		return fmt.Errorf("link store/latest: %w", err)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/reports"
@@ -143,6 +144,15 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := flag.NewFlagSet("scenario", flag.ContinueOnError)
 	var f runFlags
 	f.register(fs, false)
+	parallel := 2
+	fs.Func("parallel", "how many scenarios run at once (1-8, default 2): runs mostly wait on leases and faults", func(s string) error {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxParallel {
+			return fmt.Errorf("must be from 1 to %d, got %q", maxParallel, s)
+		}
+		parallel = n
+		return nil
+	})
 	names, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -162,19 +172,19 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		suite = append(suite, sc)
 	}
+	results, errs := runSuite(ctx, suite, parallel, f.options(stderr))
+	if ctx.Err() != nil {
+		return scenarios.ErrInterrupted
+	}
 	var all []*reports.Results
 	var failures []error
-	for _, sc := range suite {
-		res, err := sc.Run(ctx, f.options(stderr))
-		if errors.Is(err, scenarios.ErrInterrupted) || ctx.Err() != nil {
-			return scenarios.ErrInterrupted
-		}
-		if err != nil {
-			failures = append(failures, fmt.Errorf("%s: %w", sc.Name, err))
-			fmt.Fprintf(stderr, "%s: no verdict: %v\n", sc.Name, err)
+	for i, sc := range suite {
+		if errs[i] != nil {
+			failures = append(failures, fmt.Errorf("%s: %w", sc.Name, errs[i]))
+			fmt.Fprintf(stderr, "%s: no verdict: %v\n", sc.Name, errs[i])
 			continue
 		}
-		all = append(all, res)
+		all = append(all, results[i])
 	}
 	err = summarize(stdout, all)
 	if len(failures) > 0 {
@@ -185,6 +195,33 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return exitError{exitUnknown}
 	}
 	return err
+}
+
+// maxParallel bounds concurrent scenarios: each one is a cluster of
+// containers and a process per client.
+const maxParallel = 8
+
+// runSuite runs the scenarios, parallel at a time, and returns their
+// results in suite order. Each run has its own cluster, networks and seed.
+func runSuite(ctx context.Context, suite []scenarios.Scenario, parallel int, o scenarios.RunOptions) ([]*reports.Results, []error) {
+	results := make([]*reports.Results, len(suite))
+	errs := make([]error, len(suite))
+	slots := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, sc := range suite {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			errs[i] = scenarios.ErrInterrupted
+			continue
+		}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			results[i], errs[i] = sc.Run(ctx, o)
+		})
+	}
+	wg.Wait()
+	return results, errs
 }
 
 func prepared(name string, f runFlags) (scenarios.Scenario, error) {
