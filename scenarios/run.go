@@ -131,7 +131,7 @@ func DefaultDriver() (client.Command, error) {
 func (s Scenario) spec(seed uint64, driver client.Command, kind workloads.Kind) RunSpec {
 	return RunSpec{
 		Scenario: s.Name, Description: s.Description, Expect: s.Expect, Seed: seed,
-		Lock: s.Lock, Cluster: s.Cluster.Defaults(), Workload: kind.Name, Checkers: kind.Checkers,
+		Lock: s.Lock, LockOptions: s.LockOptions, Cluster: s.Cluster.Defaults(), Workload: kind.Name, Checkers: kind.Checkers,
 		Nemesis: s.Nemesis, Fault: s.Fault, Clients: s.Clients, Keys: s.Keys,
 		TTLMS: s.TTL.Milliseconds(), HoldMinMS: s.HoldMin.Milliseconds(), HoldMaxMS: s.HoldMax.Milliseconds(),
 		PauseMS: s.Pause.Milliseconds(), TimeMS: s.Time.Milliseconds(), MinAcquires: MinAcquires,
@@ -193,7 +193,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	runner, err := workloads.NewRunner(kind.Name, workloads.Config{
 		Clients: s.Clients, Keys: s.Keys, TTL: s.TTL,
 		HoldMin: s.HoldMin, HoldMax: s.HoldMax, Pause: s.Pause, Seed: o.Seed,
-		Lock: s.Lock, Endpoints: cl.Endpoints(), SlotEndpoints: cl.EndpointsFor, Driver: driver,
+		Lock: s.Lock, LockOptions: s.LockOptions, Endpoints: cl.Endpoints(), SlotEndpoints: cl.EndpointsFor, Driver: driver,
 		LogDir: filepath.Join(dir, "clients"), Rec: rec,
 	})
 	if err != nil {

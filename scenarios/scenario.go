@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
 )
@@ -30,6 +31,8 @@ type Scenario struct {
 	Description string
 	Expect      Expectation
 	Lock        string
+	// LockOptions tune the lock every client opens (zero: its defaults).
+	LockOptions client.LockOptions
 	Cluster     cluster.Spec
 	// Workload is what clients do under the lock ("" is mutex).
 	Workload string

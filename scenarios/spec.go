@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
 )
@@ -19,24 +20,25 @@ const SpecFile = "scenario.json"
 // starts, so that a stored run can be re-checked (which checkers apply,
 // the TTL) and re-run without the code that defined it.
 type RunSpec struct {
-	Scenario    string         `json:"scenario"`
-	Description string         `json:"description"`
-	Expect      Expectation    `json:"expect"`
-	Seed        uint64         `json:"seed"`
-	Lock        string         `json:"lock"`
-	Cluster     cluster.Spec   `json:"cluster"`
-	Workload    string         `json:"workload"`
-	Checkers    []string       `json:"checkers"`
-	Nemesis     string         `json:"nemesis"`
-	Fault       nemesis.Params `json:"fault"`
-	Clients     int            `json:"clients"`
-	Keys        []string       `json:"keys,omitempty"`
-	TTLMS       int64          `json:"ttl_ms"`
-	HoldMinMS   int64          `json:"hold_min_ms"`
-	HoldMaxMS   int64          `json:"hold_max_ms"`
-	PauseMS     int64          `json:"pause_ms"`
-	TimeMS      int64          `json:"time_ms"`
-	MinAcquires int            `json:"min_acquires"`
+	Scenario    string             `json:"scenario"`
+	Description string             `json:"description"`
+	Expect      Expectation        `json:"expect"`
+	Seed        uint64             `json:"seed"`
+	Lock        string             `json:"lock"`
+	LockOptions client.LockOptions `json:"lock_options"`
+	Cluster     cluster.Spec       `json:"cluster"`
+	Workload    string             `json:"workload"`
+	Checkers    []string           `json:"checkers"`
+	Nemesis     string             `json:"nemesis"`
+	Fault       nemesis.Params     `json:"fault"`
+	Clients     int                `json:"clients"`
+	Keys        []string           `json:"keys,omitempty"`
+	TTLMS       int64              `json:"ttl_ms"`
+	HoldMinMS   int64              `json:"hold_min_ms"`
+	HoldMaxMS   int64              `json:"hold_max_ms"`
+	PauseMS     int64              `json:"pause_ms"`
+	TimeMS      int64              `json:"time_ms"`
+	MinAcquires int                `json:"min_acquires"`
 	// Driver is the command that ran each client.
 	Driver []string `json:"driver"`
 }

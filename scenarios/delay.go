@@ -1,0 +1,60 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/deadbolt-lab/deadbolt/client"
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/nemesis"
+)
+
+// Replies delayed past the TTL: client 0's requests reach the masters at
+// once, but every reply comes back 400 ms later, after its 300 ms lease has
+// expired there. The other client may take the lock in between, and a
+// client that uses the late lease works beside it. RedLock (ours, and
+// redsync) bounds each node's call at TTL/20, so a late reply counts as no
+// reply and the lease is refused before it could be late; a single-instance
+// lock that waits for its OK hands back a lease that already ran out.
+func init() {
+	delayed := func(s Scenario, masters int) Scenario {
+		s.Cluster = cluster.Spec{Topology: cluster.Independent, Masters: masters, LinkFaults: true}
+		var nodes []string
+		for i := 1; i <= masters; i++ {
+			nodes = append(nodes, fmt.Sprintf("redis-%d", i))
+		}
+		// Calls may take two late round trips (a new connection's HELLO,
+		// then SET): bound them at 2 s, not the default, so a late OK
+		// arrives instead of a timeout.
+		s.LockOptions = client.LockOptions{TimeoutMS: 2000}
+		s.Workload, s.Nemesis = "counter", "plan"
+		s.Fault = nemesis.Params{Steps: []nemesis.Step{
+			{Fault: "link-delay", Target: "link:0:" + strings.Join(nodes, ","), By: 400 * time.Millisecond},
+		}}
+		// Two clients, holds that outlast the 100 ms between expiry and the
+		// late OK, and gaps that leave A a free key now and then.
+		s.Clients, s.Keys = 2, []string{"k0"}
+		s.TTL, s.HoldMin, s.HoldMax, s.Pause = 300*time.Millisecond, 150*time.Millisecond, 250*time.Millisecond, 100*time.Millisecond
+		s.Time = 10 * time.Second
+		return s
+	}
+	register(delayed(Scenario{
+		Name: "delay-redlock",
+		Description: "RedLock on five masters; every reply to client A comes 400 ms late, after its 300 ms lease expired: " +
+			"each node's call is bounded at TTL/20, so late replies count as refusals and A never gets a lease that ran out",
+		Expect: Safe, Lock: "redlock", CI: true,
+	}, 5))
+	register(delayed(Scenario{
+		Name: "delay-redsync",
+		Description: "the same late replies with go-redsync/redsync v4 on five masters: its per-node timeout (TTL x 0.05) " +
+			"turns them into errors, and A's acquires end unknown rather than late",
+		Expect: Safe, Lock: "redsync", CI: true,
+	}, 5))
+	register(delayed(Scenario{
+		Name: "delay-bsm",
+		Description: "the same late replies with bsm/redislock on one master: it hands back a lease whose TTL ran out " +
+			"before its OK arrived, and A works beside the client that took the expired key",
+		Expect: Unsafe, Lock: "bsm", CI: true,
+	}, 1))
+}
