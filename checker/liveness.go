@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -24,7 +25,8 @@ func init() {
 // invocation until its TTL after it was last heard of (its completion, or
 // the end of the history when it never completed). In every stretch
 // nothing explains, acquires refused because the key was taken, invoked at
-// least the threshold after the stretch began, show the key stuck.
+// least the threshold after the stretch began and answered before it
+// ended, show the key stuck.
 // Acquires that could not reach the service (not refused) never count: an
 // outage is not a stuck key.
 type liveness struct{ threshold time.Duration }
@@ -60,7 +62,7 @@ func (c liveness) Check(in *Input) Result {
 		}
 	}
 	released := map[string]history.Type{} // lease -> its release's outcome
-	refused := map[string][]int64{}       // key -> invocations of refused acquires
+	refused := map[string][]span{}        // key -> intervals of refused acquires
 	for _, p := range in.Pairs {
 		inv := p.Invoke
 		switch {
@@ -90,15 +92,15 @@ func (c liveness) Check(in *Input) Result {
 			}
 			last[inv.Key][end] = inv.Lease
 		case inv.F == history.Acquire && p.Outcome() == history.Fail && p.Complete.Refused:
-			refused[inv.Key] = append(refused[inv.Key], inv.Time)
+			refused[inv.Key] = append(refused[inv.Key], span{inv.Time, p.Complete.Time})
 		}
 		if inv.F == history.Acquire && inv.TTL > 0 {
 			ttls[inv.Key] = inv.TTL
 		}
 	}
 	var found []Unavailability
-	for key, times := range refused {
-		slices.Sort(times)
+	for key, refusals := range refused {
+		slices.SortFunc(refusals, func(a, b span) int { return cmp.Compare(a.from, b.from) })
 		threshold := int64(c.threshold)
 		if threshold == 0 {
 			threshold = ttls[key]
@@ -106,9 +108,7 @@ func (c liveness) Check(in *Input) Result {
 		for _, g := range gaps(cover[key], in.End) {
 			u := Unavailability{Key: key, From: g.from, To: g.to}
 			if from := g.from + threshold; from < g.to {
-				lo, _ := slices.BinarySearch(times, from)
-				hi, _ := slices.BinarySearch(times, g.to)
-				u.Refused = hi - lo
+				u.Refused = refusedWithin(refusals, from, g.to)
 			}
 			if u.Refused < 2 {
 				continue
@@ -145,6 +145,23 @@ func (c liveness) Check(in *Input) Result {
 	r.Reason = fmt.Sprintf("the lock failed liveness: %s stayed taken with no lease to explain it (key %q for %s from %s).",
 		plural(len(found), "key stretch"), u.Key, at(u.To-u.From), at(u.From))
 	return r
+}
+
+// refusedWithin counts the refusals (sorted by invocation) that began and
+// ended within [from, to). A refusal happened somewhere in its interval:
+// one that reaches past the stretch may have met the next lease.
+func refusedWithin(refusals []span, from, to int64) int {
+	lo, _ := slices.BinarySearchFunc(refusals, from, func(r span, t int64) int { return cmp.Compare(r.from, t) })
+	n := 0
+	for _, r := range refusals[lo:] {
+		if r.from >= to {
+			break
+		}
+		if r.to <= to {
+			n++
+		}
+	}
+	return n
 }
 
 func (u Unavailability) String(end int64) string {

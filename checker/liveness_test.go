@@ -48,6 +48,20 @@ func TestLivenessFlagsAKeyHeldByAnUnfinishedAcquireForever(t *testing.T) {
 	assert.Equal(t, ms(120), r.Anomalies[0].At, "the info acquire may hold it until 20ms + TTL")
 }
 
+// The same refusals answered before the next grant's invocation are
+// evidence: nothing could explain them.
+func TestLivenessCountsRefusalsWhollyInsideTheStretch(t *testing.T) {
+	b := newHistory().
+		refused(2, "k", "x", ms(366), ms(380), ms(300)).
+		refused(3, "k", "y", ms(394), ms(400), ms(300)).
+		refused(4, "k", "z", ms(405), ms(410), ms(300)).
+		acquire(5, "k", "a", ms(415), ms(416), ms(300), 0)
+	r := run(t, "liveness", b.build())
+	assert.Equal(t, Invalid, r.Verdict)
+	require.Len(t, r.Anomalies, 1)
+	assert.Contains(t, r.Anomalies[0].Text, "3 acquires refused")
+}
+
 func TestLivenessLegalLookAlikes(t *testing.T) {
 	cases := map[string]*builder{
 		// The TTL frees a crashed holder's key: refusals stop in time.
@@ -77,6 +91,13 @@ func TestLivenessLegalLookAlikes(t *testing.T) {
 		// at its end, and hold the key a TTL after.
 		"unfinished acquire": refusals(newHistory().acquireAs(history.Invoke, 1, "k", "a", ms(0), 0, ms(100)),
 			"k", ms(150), ms(800), ms(50)),
+		// Refusals invoked before the next grant's invocation but answered
+		// after it may have met that grant (expiry-simple, seed 6).
+		"refusals that reach into the next lease": newHistory().
+			refused(2, "k", "x", ms(366), ms(434), ms(300)).
+			refused(3, "k", "y", ms(394), ms(423), ms(300)).
+			refused(4, "k", "z", ms(414), ms(416), ms(300)).
+			acquire(5, "k", "a", ms(415), ms(416), ms(300), 0),
 		// A single refusal is no evidence.
 		"one refusal": newHistory().acquire(1, "k", "a", ms(0), ms(10), ms(100), 0).
 			refused(2, "k", "x", ms(500), ms(501), ms(100)),
