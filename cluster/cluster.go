@@ -117,6 +117,7 @@ type Cluster struct {
 	d         *docker
 	book      addressBook
 	nodesNet  string
+	hosts     *hosts
 	clientNet string
 	ports     map[int]bool
 	links     *links // nil without Spec.LinkFaults
@@ -150,7 +151,7 @@ func Start(ctx context.Context, spec Spec) (_ *Cluster, err error) {
 			err = errors.Join(err, c.Close(context.WithoutCancel(ctx)))
 		}
 	}()
-	if c.nodesNet, err = c.network(ctx, "nodes", true); err != nil {
+	if err = c.nodesNetwork(ctx); err != nil {
 		return nil, err
 	}
 	if c.clientNet, err = c.network(ctx, "clients", false); err != nil {
@@ -196,13 +197,17 @@ func newRunID() string {
 	return "deadbolt-" + time.Now().UTC().Format("20060102t150405") + "-" + hex.EncodeToString(b)
 }
 
-func (c *Cluster) network(ctx context.Context, name string, internal bool) (string, error) {
-	full := c.Run + "-" + name
+func (c *Cluster) networkLabels() map[string]string {
 	labels := runLabels(c.Run)
 	for k, v := range testcontainers.GenericLabels() {
 		labels[k] = v
 	}
-	r, err := c.d.cli.NetworkCreate(ctx, full, client.NetworkCreateOptions{Driver: "bridge", Internal: internal, Labels: labels})
+	return labels
+}
+
+func (c *Cluster) network(ctx context.Context, name string, internal bool) (string, error) {
+	full := c.Run + "-" + name
+	r, err := c.d.cli.NetworkCreate(ctx, full, client.NetworkCreateOptions{Driver: "bridge", Internal: internal, Labels: c.networkLabels()})
 	if err != nil {
 		return "", fmt.Errorf("create network %s: %w", full, err)
 	}
@@ -228,32 +233,35 @@ func (c *Cluster) startNode(ctx context.Context, name string, role Role, port in
 		c.book.set(n.Logical(), n.Addr())
 		cport := network.MustParsePort(fmt.Sprintf("%d/tcp", port))
 		req := testcontainers.ContainerRequest{
-			Env:            env,
-			Image:          c.Spec.Image,
-			Name:           c.Run + "-" + name,
-			Entrypoint:     []string{"/usr/bin/redis-" + map[Role]string{RoleRedis: "server", RoleSentinel: "sentinel", RoleResource: "server"}[role]},
-			Cmd:            cmd,
-			Labels:         runLabels(c.Run),
-			ExposedPorts:   []string{cport.String()},
-			Networks:       []string{c.clientNet, c.nodesNet},
-			NetworkAliases: map[string][]string{c.nodesNet: {name}},
-			Files:          files,
-			WaitingFor:     pingReady{addr: n.Addr(), timeout: 30 * time.Second},
+			Env:          env,
+			Image:        c.Spec.Image,
+			Name:         c.Run + "-" + name,
+			Entrypoint:   []string{"/usr/bin/redis-" + map[Role]string{RoleRedis: "server", RoleSentinel: "sentinel", RoleResource: "server"}[role]},
+			Cmd:          cmd,
+			Labels:       runLabels(c.Run),
+			ExposedPorts: []string{cport.String()},
+			// The nodes network joins at creation, with a fixed address
+			// (pinAddress), rather than after it by testcontainers.
+			Networks:   []string{c.clientNet},
+			Files:      files,
+			WaitingFor: pingReady{addr: n.Addr(), timeout: 30 * time.Second},
 			HostConfigModifier: func(hc *container.HostConfig) {
 				hc.PortBindings = network.PortMap{cport: {{HostIP: netip.MustParseAddr(loopback), HostPort: fmt.Sprint(hostPort)}}}
-				// An isolated node's name is missing from Docker's DNS, which
-				// then asks the host's resolver; about 1 in 25 such questions
-				// gets no answer, and glibc waits 5 s for it. Sentinel resolves
-				// in its event loop, so the stall put it in TILT mode for 30 s
-				// and failovers came late or not at all. Give up after 1 s.
+				// Names resolve from /etc/hosts (see hosts.go); a question that
+				// still reaches DNS gives up after 1 s, not glibc's 5.
+				hc.ExtraHosts = c.hosts.extraHosts()
 				hc.DNSOptions = []string{"timeout:1", "attempts:1"}
 			},
 		}
 		ctr, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{
-			ContainerRequest: req, Started: true, Logger: tclog.NewNoopLogger(),
+			ContainerRequest: req, Started: false, Logger: tclog.NewNoopLogger(),
 		})
 		if ctr != nil {
 			n.c = ctr.(*testcontainers.DockerContainer)
+			// Join the nodes network at its fixed address, then start.
+			if err = n.reconnect(ctx); err == nil {
+				err = n.c.Start(ctx)
+			}
 		}
 		if err == nil {
 			c.Nodes = append(c.Nodes, n)

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 	"github.com/redis/go-redis/v9"
 	"github.com/testcontainers/testcontainers-go"
@@ -100,7 +99,7 @@ func (n *Node) Reconnect(ctx context.Context) error {
 func (n *Node) reconnect(ctx context.Context) error {
 	_, err := n.cl.d.cli.NetworkConnect(ctx, n.cl.nodesNet, client.NetworkConnectOptions{
 		Container:      n.c.GetContainerID(),
-		EndpointConfig: &network.EndpointSettings{Aliases: []string{n.Name}},
+		EndpointConfig: n.cl.hosts.endpoint(n.Name),
 	})
 	if err != nil {
 		return fmt.Errorf("reconnect %s: %w", n.Name, err)

@@ -55,6 +55,11 @@ copy_libs "$server"
 copy_libs "$faketime"
 copy_libs "$root/usr/lib/deadbolt/clockshift.so"
 
+# Names come from /etc/hosts first (the cluster writes every node there),
+# DNS only after: Docker's DNS forgets a node that is down.
+mkdir -p "$root/etc"
+echo 'hosts: files dns' > "$root/etc/nsswitch.conf"
+
 cat > "$ctx/Dockerfile" <<'DOCKERFILE'
 FROM scratch
 COPY rootfs/ /
