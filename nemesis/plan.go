@@ -23,7 +23,8 @@ type Step struct {
 	// Key is the key whose holder the holder target means.
 	Key string `json:"key,omitempty"`
 	// WaitKey, when set, holds the step back until client slot WaitSlot's
-	// acquire of WaitKey is ok: the workload event the fault is aimed at.
+	// (any client's, with AnySlot) acquire of WaitKey is ok: the workload
+	// event the fault is aimed at.
 	WaitKey  string `json:"wait_key,omitempty"`
 	WaitSlot int    `json:"wait_slot,omitempty"`
 	// After is how long after the previous step struck (and the wait) this
@@ -50,11 +51,14 @@ func (s Step) validate() error {
 	if err := checkSelector(target); err != nil {
 		return fmt.Errorf("fault %s: %w", s.Fault, err)
 	}
-	if s.After < 0 || s.For < 0 || s.WaitSlot < 0 {
+	if s.After < 0 || s.For < 0 || s.WaitSlot < AnySlot {
 		return fmt.Errorf("fault %s: negative after, for or wait slot", s.Fault)
 	}
 	return nil
 }
+
+// AnySlot as a step's WaitSlot waits for any client's acquire.
+const AnySlot = -1
 
 // Plan runs its steps in order; each heals on its own schedule, so faults
 // overlap as the steps say. Everything is healed before Run returns.

@@ -174,7 +174,8 @@ func named(c *cluster.Cluster, names string) ([]*cluster.Node, error) {
 	return out, nil
 }
 
-// acquiredBy waits for an ok acquire of key by client slot's process.
+// acquiredBy waits for an ok acquire of key by client slot's process (by
+// any client's with AnySlot).
 func acquiredBy(ctx context.Context, env Env, slot int, key string) error {
 	for {
 		got, cancel := env.Rec.Watch(func(op history.Op) bool {
@@ -183,6 +184,9 @@ func acquiredBy(ctx context.Context, env Env, slot int, key string) error {
 		select {
 		case op := <-got:
 			cancel()
+			if slot == AnySlot {
+				return nil
+			}
 			if id, _, err := env.Clients.Client(slot); err == nil && id == op.Process {
 				return nil
 			}

@@ -134,7 +134,7 @@ func (s Scenario) spec(seed uint64, driver client.Command, kind workloads.Kind) 
 		Lock: s.Lock, LockOptions: s.LockOptions, Cluster: s.Cluster.Defaults(), Workload: kind.Name, Checkers: kind.Checkers,
 		Nemesis: s.Nemesis, Fault: s.Fault, Clients: s.Clients, Keys: s.Keys,
 		TTLMS: s.TTL.Milliseconds(), HoldMinMS: s.HoldMin.Milliseconds(), HoldMaxMS: s.HoldMax.Milliseconds(),
-		PauseMS: s.Pause.Milliseconds(), TimeMS: s.Time.Milliseconds(), MinAcquires: MinAcquires,
+		PauseMS: s.Pause.Milliseconds(), TimeMS: s.Time.Milliseconds(), MinAcquires: s.minAcquires(),
 		Driver: append([]string{driver.Path}, driver.Args...),
 	}
 }
@@ -247,7 +247,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 		return nil, err
 	}
 	ops := rec.Ops()
-	report := checker.Check(ops, checker.Options{Checkers: kind.Checkers, LinearizabilityTimeout: time.Minute, MinAcquires: MinAcquires})
+	report := checker.Check(ops, checker.Options{Checkers: kind.Checkers, LinearizabilityTimeout: time.Minute, MinAcquires: s.minAcquires()})
 	switch {
 	case nerr != nil:
 		report.Undecided(fmt.Sprintf("the nemesis failed (%v), so the run did not test what it set out to and cannot pass.", nerr))

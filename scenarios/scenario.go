@@ -48,8 +48,19 @@ type Scenario struct {
 	Pause   time.Duration
 	// Time is the default workload duration.
 	Time time.Duration
+	// MinAcquires overrides the run's minimum of ok acquires (MinAcquires)
+	// for scenarios whose holds are long by design; it is recorded in
+	// scenario.json.
+	MinAcquires int
 	// CI marks the scenarios of the CI suite (`deadbolt scenario` with no names).
 	CI bool
+}
+
+func (s Scenario) minAcquires() int {
+	if s.MinAcquires > 0 {
+		return s.MinAcquires
+	}
+	return MinAcquires
 }
 
 // WorkloadName is the scenario's workload ("" means mutex).

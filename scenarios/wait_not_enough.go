@@ -1,0 +1,33 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/nemesis"
+)
+
+// WAIT is not consensus. A client's SET NX is acknowledged by a replica
+// (WAIT 1); then the master is killed and both replicas restart without
+// persistence, so whichever Sentinel promotes has forgotten the key, and
+// another client takes it while the first still holds it. The schedule
+// waits for the first grant of k0. Replicas that are still restarting when
+// Sentinel first tries make it abort and try again 10 s later (twice its
+// failover timeout), so holds last 14-15 s: a run has few acquires by
+// design, and needs only three.
+func init() {
+	register(Scenario{
+		Name: "wait-not-enough",
+		Description: "simple-wait (WAIT 1) on Sentinel: a replica acknowledges A's lock, then the master is killed " +
+			"and the replicas restart without persistence; the promoted one has forgotten the key and B takes it",
+		Expect: Unsafe, Lock: "simple-wait", Workload: "mutex",
+		Cluster: cluster.Spec{Topology: cluster.Sentinel},
+		Nemesis: "plan", Fault: nemesis.Params{Steps: []nemesis.Step{
+			{Fault: "kill", Target: "node:redis-1", WaitKey: "k0", WaitSlot: nemesis.AnySlot, For: 16 * time.Second},
+			{Fault: "restart", Target: "node:redis-2,redis-3"},
+		}},
+		Clients: 3, Keys: []string{"k0"},
+		TTL: 20 * time.Second, HoldMin: 14 * time.Second, HoldMax: 15 * time.Second, Pause: 200 * time.Millisecond,
+		Time: 32 * time.Second, MinAcquires: 3, CI: true,
+	})
+}
