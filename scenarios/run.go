@@ -234,11 +234,17 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	}
 	// Every run ends healed and checked, so a broken cluster is never
 	// mistaken for a result.
+	logf("%s: workload done; healing every fault and checking the cluster's health", s.Name)
 	healCtx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	health := "ok"
 	if err := errors.Join(cl.HealAll(healCtx), cl.WaitHealthy(healCtx, 60*time.Second)); err != nil {
 		health = err.Error()
+	}
+	if ctx.Err() != nil {
+		// Interrupted while healing: the health check did not fail, it was
+		// cut short, and the run gives no verdict.
+		return nil, ErrInterrupted
 	}
 	if err := cl.SaveLogs(context.WithoutCancel(ctx), dir); err != nil {
 		logf("%s: saving node logs: %v", s.Name, err)
@@ -247,7 +253,11 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 		return nil, err
 	}
 	ops := rec.Ops()
+	logf("%s: checking %d operations", s.Name, len(ops))
 	report := checker.Check(ops, checker.Options{Checkers: kind.Checkers, LinearizabilityTimeout: time.Minute, MinAcquires: s.minAcquires()})
+	if ctx.Err() != nil {
+		return nil, ErrInterrupted
+	}
 	switch {
 	case nerr != nil:
 		report.Undecided(fmt.Sprintf("the nemesis failed (%v), so the run did not test what it set out to and cannot pass.", nerr))

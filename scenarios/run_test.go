@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/deadbolt-lab/deadbolt/client/clienttest"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
 
@@ -69,4 +71,31 @@ func TestInterruptedRunRemovesItsCluster(t *testing.T) {
 	left, err := cluster.Leftovers(context.Background(), fmt.Sprintf("%s=%d", cluster.LabelPID, os.Getpid()))
 	require.NoError(t, err)
 	require.Empty(t, left)
+}
+
+// An interrupt while the run heals its faults is an interrupt, not an
+// unhealthy cluster: no verdict, and nothing left behind.
+func TestInterruptDuringTheFinalHealIsAnInterrupt(t *testing.T) {
+	clustertest.RequireDocker(t)
+	s, err := scenarios.Get("crash-simple")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logf := func(format string, args ...any) {
+		if strings.Contains(format, "healing") {
+			cancel()
+		}
+	}
+	res, err := s.Run(ctx, scenarios.RunOptions{Seed: 1, Store: t.TempDir(), Driver: clienttest.Command(), Log: logf})
+	require.ErrorIs(t, err, scenarios.ErrInterrupted, "got a result with health %q", healthOf(res))
+	left, err := cluster.Leftovers(context.Background(), fmt.Sprintf("%s=%d", cluster.LabelPID, os.Getpid()))
+	require.NoError(t, err)
+	require.Empty(t, left)
+}
+
+func healthOf(r *reports.Results) string {
+	if r == nil {
+		return ""
+	}
+	return r.Health
 }
