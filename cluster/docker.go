@@ -24,6 +24,10 @@ const (
 	// LabelProcStart is the owning process's start time, so that a reused
 	// pid does not keep a dead run's leftovers alive.
 	LabelProcStart = "org.deadbolt.proc-start"
+	// LabelHost says where the pid means something: the kernel's boot and
+	// the harness's pid namespace. A Docker engine may be shared by other
+	// machines or containers, whose runs' pids mean nothing here.
+	LabelHost = "org.deadbolt.host"
 )
 
 func init() {
@@ -61,7 +65,32 @@ func Available(ctx context.Context) error {
 
 func runLabels(run string) map[string]string {
 	pid := os.Getpid()
-	return map[string]string{LabelRun: run, LabelPID: strconv.Itoa(pid), LabelProcStart: procStart(pid)}
+	return map[string]string{LabelRun: run, LabelPID: strconv.Itoa(pid), LabelProcStart: procStart(pid), LabelHost: hostIdentity()}
+}
+
+// hostIdentity names this kernel boot and this pid namespace, "" where
+// /proc cannot tell.
+func hostIdentity() string {
+	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	ns, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(boot)) + "/" + ns
+}
+
+// sweepable reports whether a labelled run is a dead one of this host's.
+// Runs of another host are never touched: their pids mean nothing here.
+// Runs labelled before hosts were recorded count as this host's.
+func sweepable(labels map[string]string) bool {
+	if h, ok := labels[LabelHost]; ok && h != hostIdentity() {
+		return false
+	}
+	pid, err := strconv.Atoi(labels[LabelPID])
+	return err != nil || !processAlive(pid, labels[LabelProcStart])
 }
 
 // removeRun force-removes every container, then every network, of one run.
@@ -82,10 +111,7 @@ func Sweep(ctx context.Context) error {
 }
 
 func (d *docker) sweep(ctx context.Context) error {
-	return d.remove(ctx, make(client.Filters).Add("label", LabelRun), func(labels map[string]string) bool {
-		pid, err := strconv.Atoi(labels[LabelPID])
-		return err != nil || !processAlive(pid, labels[LabelProcStart])
-	})
+	return d.remove(ctx, make(client.Filters).Add("label", LabelRun), sweepable)
 }
 
 func (d *docker) remove(ctx context.Context, f client.Filters, match func(map[string]string) bool) error {
