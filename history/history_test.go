@@ -44,7 +44,7 @@ func TestUnfinishedOperationIsInfo(t *testing.T) {
 
 func TestCorruptHistoriesAreRejectedWithTheLine(t *testing.T) {
 	for name, tc := range map[string]struct{ text, err string }{
-		"not json":      {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}` + "\n{oops", "line 2: not a history operation"},
+		"not json":      {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}` + "\n{oops\n", "line 2: not a history operation"},
 		"unknown type":  {`{"index":0,"time":1,"type":"maybe","process":0,"f":"acquire","key":"k","lease":"p0.1"}`, `line 1: unknown type "maybe"`},
 		"unknown field": {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1","colour":1}`, "line 1: not a history operation"},
 		"index gap":     {`{"index":1,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}`, "line 1: index 1, want 0"},
@@ -54,13 +54,24 @@ func TestCorruptHistoriesAreRejectedWithTheLine(t *testing.T) {
 		"bad process":   {`{"index":0,"time":1,"type":"invoke","process":-3,"f":"read","key":"k"}`, "numbered from 0"},
 		"harness locks": {`{"index":0,"time":1,"type":"invoke","process":-2,"f":"acquire","key":"k","lease":"p0.1"}`, "on the harness process"},
 		"lease mismatch": {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}` + "\n" +
-			`{"index":1,"time":2,"type":"ok","process":0,"f":"acquire","key":"k","lease":"p0.2"}`, "does not match invocation"},
+			`{"index":1,"time":2,"type":"ok","process":0,"f":"acquire","key":"k","lease":"p0.2","owner":"a"}`, "does not match invocation"},
 		"done before invoked": {`{"index":0,"time":5,"type":"invoke","process":0,"f":"renew","key":"k","lease":"p0.1","stamp":"client"}` + "\n" +
 			`{"index":1,"time":4,"type":"ok","process":0,"f":"renew","key":"k","lease":"p0.1","stamp":"client"}`, "before its invocation"},
-		"orphan complete": {`{"index":0,"time":1,"type":"ok","process":0,"f":"acquire","key":"k","lease":"p0.1"}`, "never invoked"},
+		"orphan complete": {`{"index":0,"time":1,"type":"ok","process":0,"f":"acquire","key":"k","lease":"p0.1","owner":"a"}`, "never invoked"},
 		"empty":           {"\n", "empty history"},
+		"ok acquire without owner": {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1","ttl":5}` + "\n" +
+			`{"index":1,"time":2,"type":"ok","process":0,"f":"acquire","key":"k","lease":"p0.1","owner":"","ttl":5}` + "\n", "line 2: ok acquire without an owner"},
+		"negative deadline": {`{"index":0,"time":1,"type":"ok","process":0,"f":"renew","key":"k","lease":"p0.1","deadline":-1}`, "line 1: negative deadline"},
+		"negative ttl on a completion": {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}` + "\n" +
+			`{"index":1,"time":2,"type":"ok","process":0,"f":"acquire","key":"k","lease":"p0.1","owner":"a","ttl":-1}` + "\n", "line 2: negative ttl"},
+		"corrupt line in the middle": {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}` + "\n" +
+			`{"index":1,"time":2,"ty` + "\n" + `{"index":1,"time":2,"type":"fail","process":0,"f":"acquire","key":"k","lease":"p0.1"}` + "\n", "line 2: not a history operation"},
+		"unknown field on an unterminated last line": {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}` + "\n" +
+			`{"index":1,"time":2,"type":"fail","process":0,"f":"acquire","key":"k","lease":"p0.1","colour":1}`, "line 2: not a history operation"},
+		"two operations on a line":     {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}{"index":1}` + "\n", "line 1: not a history operation"},
+		"cut before anything complete": {`{"index":0,"time":1,"ty`, "empty history: line 1, the last, was cut short"},
 		"time backwards": {`{"index":0,"time":5,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}` + "\n" +
-			`{"index":1,"time":4,"type":"ok","process":0,"f":"acquire","key":"k","lease":"p0.1"}`, "line 2: time goes backwards"},
+			`{"index":1,"time":4,"type":"ok","process":0,"f":"acquire","key":"k","lease":"p0.1","owner":"a"}`, "line 2: time goes backwards"},
 		"double invoke": {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}` + "\n" +
 			`{"index":1,"time":2,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}`, "invoked again"},
 	} {
@@ -133,4 +144,34 @@ func TestOverlappingFaultInstancesPairApart(t *testing.T) {
 		require.Equal(t, p.Invoke.FaultID, p.Complete.FaultID)
 	}
 	require.Equal(t, 3, pairs[0].Complete.Index, "the first instance completed second")
+}
+
+// A crash while writing leaves the last line without its newline and not
+// a whole operation: Scan checks every complete line and says where the
+// history was cut; Parse, which promises a whole history, refuses it.
+func TestCutLastLineIsReportedNotFatal(t *testing.T) {
+	whole := `{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1","ttl":5}` + "\n" +
+		`{"index":1,"time":2,"type":"ok","process":0,"f":"acquire","key":"k","lease":"p0.1","owner":"a","ttl":5}` + "\n"
+	cut := whole + `{"index":2,"time":3,"type":"inv`
+	var got []history.Op
+	tail, err := history.Scan(strings.NewReader(cut), func(op history.Op, _ int) error {
+		got = append(got, op)
+		return nil
+	})
+	require.NoError(t, err)
+	require.True(t, tail.Cut())
+	require.Equal(t, 3, tail.CutLine)
+	require.Len(t, got, 2, "every complete line is read")
+	require.Contains(t, tail.String(), "line 3, the last, was cut short")
+
+	_, err = history.Parse(strings.NewReader(cut))
+	require.ErrorContains(t, err, "line 3, the last, was cut short")
+
+	tail, err = history.Scan(strings.NewReader(whole), func(history.Op, int) error { return nil })
+	require.NoError(t, err)
+	require.False(t, tail.Cut())
+	// A complete last operation without its newline is whole.
+	ops, err := history.Parse(strings.NewReader(strings.TrimSuffix(whole, "\n")))
+	require.NoError(t, err)
+	require.Len(t, ops, 2)
 }

@@ -127,6 +127,9 @@ func (o Op) Validate() error {
 	if o.TTL < 0 {
 		return fmt.Errorf("negative ttl %d", o.TTL)
 	}
+	if o.Deadline < 0 {
+		return fmt.Errorf("negative deadline %d", o.Deadline)
+	}
 	switch {
 	case o.F.IsNemesis() != (o.Process == NemesisProcess):
 		return fmt.Errorf("f %q on process %d", o.F, o.Process)
@@ -143,6 +146,8 @@ func (o Op) Validate() error {
 		return fmt.Errorf("%s without a key", o.F)
 	case o.F.IsLock() && o.Lease == "":
 		return fmt.Errorf("%s without a lease id: the harness names every grant", o.F)
+	case o.F == Acquire && o.Type == OK && o.Owner == "":
+		return fmt.Errorf("ok acquire without an owner: the lock's token of every grant is recorded")
 	}
 	return nil
 }

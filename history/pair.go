@@ -19,53 +19,106 @@ func (o Operation) Outcome() Type {
 
 // Pair matches each invocation with the next completion of the same process,
 // in invocation order. Nemesis operations are paired by fault instance
-// (by fault name in histories written before instances had ids).
+// (by fault name in histories written before instances had ids). Each
+// Complete points into ops.
 func Pair(ops []Op) ([]Operation, error) {
 	var out []Operation
-	open := map[string]int{} // process or fault -> index into out
-	for _, op := range ops {
-		id := fmt.Sprint(op.Process)
-		if op.Process == NemesisProcess {
-			id = "nemesis " + op.Fault + " " + op.FaultID + " " + string(op.F)
+	var p Pairer
+	for i := range ops {
+		n, err := p.Add(ops[i])
+		switch {
+		case err != nil:
+			return nil, err
+		case ops[i].Type == Invoke:
+			out = append(out, Operation{Invoke: ops[i]})
+		default:
+			out[n].Complete = &ops[i]
 		}
-		if op.Type == Invoke {
-			if i, ok := open[id]; ok {
-				return nil, fmt.Errorf("op %d: %s invoked again while op %d is open", op.Index, id, out[i].Invoke.Index)
-			}
-			open[id] = len(out)
-			out = append(out, Operation{Invoke: op})
-			continue
-		}
-		i, ok := open[id]
-		if !ok && op.Process == NemesisProcess && op.FaultID == "" {
-			id, i, ok = openInstance(open, out, op)
-		}
-		if !ok {
-			return nil, fmt.Errorf("op %d: %s completes an operation that was never invoked", op.Index, id)
-		}
-		inv := out[i].Invoke
-		if inv.F != op.F || inv.Key != op.Key || inv.Lease != op.Lease {
-			return nil, fmt.Errorf("op %d: completion %s %q %s does not match invocation %d (%s %q %s)", op.Index, op.F, op.Key, op.Lease, inv.Index, inv.F, inv.Key, inv.Lease)
-		}
-		if op.Time < inv.Time {
-			return nil, fmt.Errorf("op %d: completes at %d, before its invocation %d at %d", op.Index, op.Time, inv.Index, inv.Time)
-		}
-		c := op
-		out[i].Complete = &c
-		delete(open, id)
 	}
 	return out, nil
 }
 
+// Pairer pairs operations one at a time, as Pair does, for readers that
+// stream a history rather than hold it.
+type Pairer struct {
+	open map[pairKey]openOp
+	n    int
+}
+
+// pairKey is what a completion is matched by: its process, or for the
+// nemesis its fault instance and step.
+type pairKey struct {
+	process        int
+	fault, faultID string
+	f              F
+}
+
+type openOp struct {
+	n   int
+	inv Op
+}
+
+func keyOf(op Op) pairKey {
+	if op.Process == NemesisProcess {
+		return pairKey{process: op.Process, fault: op.Fault, faultID: op.FaultID, f: op.F}
+	}
+	return pairKey{process: op.Process}
+}
+
+func (k pairKey) String() string {
+	if k.process == NemesisProcess {
+		return fmt.Sprintf("nemesis %s %s %s", k.fault, k.faultID, k.f)
+	}
+	return fmt.Sprint(k.process)
+}
+
+// Add takes the next operation of the history. An invocation starts
+// operation n (operations are numbered in invocation order from 0, as
+// Pair's result is); a completion returns the n of the invocation it
+// completes.
+func (p *Pairer) Add(op Op) (n int, err error) {
+	if p.open == nil {
+		p.open = map[pairKey]openOp{}
+	}
+	id := keyOf(op)
+	if op.Type == Invoke {
+		if o, ok := p.open[id]; ok {
+			return 0, fmt.Errorf("op %d: %s invoked again while op %d is open", op.Index, id, o.inv.Index)
+		}
+		n = p.n
+		p.n++
+		p.open[id] = openOp{n: n, inv: op}
+		return n, nil
+	}
+	o, ok := p.open[id]
+	if !ok && op.Process == NemesisProcess && op.FaultID == "" {
+		id, o, ok = p.openInstance(op)
+	}
+	if !ok {
+		return 0, fmt.Errorf("op %d: %s completes an operation that was never invoked", op.Index, id)
+	}
+	inv := o.inv
+	if inv.F != op.F || inv.Key != op.Key || inv.Lease != op.Lease {
+		return 0, fmt.Errorf("op %d: completion %s %q %s does not match invocation %d (%s %q %s)", op.Index, op.F, op.Key, op.Lease, inv.Index, inv.F, inv.Key, inv.Lease)
+	}
+	if op.Time < inv.Time {
+		return 0, fmt.Errorf("op %d: completes at %d, before its invocation %d at %d", op.Index, op.Time, inv.Index, inv.Time)
+	}
+	delete(p.open, id)
+	return o.n, nil
+}
+
 // openInstance finds the earliest open instance of op's fault, for a
 // completion that names the fault but not the instance.
-func openInstance(open map[string]int, out []Operation, op Op) (string, int, bool) {
-	best, bestID := -1, ""
-	for id, i := range open {
-		inv := out[i].Invoke
-		if inv.Process == NemesisProcess && inv.Fault == op.Fault && inv.F == op.F && (best < 0 || i < best) {
-			best, bestID = i, id
+func (p *Pairer) openInstance(op Op) (pairKey, openOp, bool) {
+	var best pairKey
+	var found openOp
+	ok := false
+	for id, o := range p.open {
+		inv := o.inv
+		if inv.Process == NemesisProcess && inv.Fault == op.Fault && inv.F == op.F && (!ok || o.n < found.n) {
+			best, found, ok = id, o, true
 		}
 	}
-	return bestID, best, best >= 0
+	return best, found, ok
 }

@@ -208,6 +208,8 @@ type sim struct {
 	planted  []Planted
 	// victim is the designated victim per key while a plant is due.
 	victim map[string]*grant
+	// lastPlant is when the last planted double hold began.
+	lastPlant int64
 }
 
 func newSim(c Config) *sim {
@@ -245,10 +247,10 @@ func (s *sim) run() {
 		s.nextProc++
 	}
 	for s.q.Len() > 0 {
-		if len(s.rec) >= s.c.Ops && len(s.planted) >= s.c.DoubleHolds {
-			break
-		}
 		ev := heap.Pop(&s.q).(event)
+		if len(s.rec) >= s.c.Ops && len(s.planted) >= s.c.DoubleHolds && ev.at > s.lastPlant {
+			break // the last plant's oks are recorded, and both clients hold
+		}
 		switch ev.kind {
 		case evInvoke:
 			s.invoke(ev.a, ev.at)
@@ -320,6 +322,7 @@ func (s *sim) apply(a *actor, now int64) {
 			p.result = history.OK
 			ret = s.stealReturn(v, now)
 			s.planted = append(s.planted, Planted{Key: inv.Key, Victim: v.lease, Thief: inv.Lease, At: max(ret, v.okAt)})
+			s.lastPlant = max(ret, v.okAt)
 			delete(s.victim, inv.Key)
 		default:
 			p.result, p.refused = history.Fail, true
@@ -327,7 +330,7 @@ func (s *sim) apply(a *actor, now int64) {
 		if p.result == history.OK {
 			g := &grant{key: inv.Key, lease: inv.Lease, owner: fmt.Sprintf("%016x", s.rng.Uint64()),
 				okAt: ret, windowEnd: inv.Time + inv.TTL}
-			if s.plantDue() && s.victim[inv.Key] == nil && !p.info {
+			if !held && s.plantDue() && !p.info {
 				g.victim = true
 				s.victim[inv.Key] = g
 			}
