@@ -82,7 +82,9 @@ func nonOwnerReleaseIsRefused(t *testing.T, name string, c *cluster.Cluster) {
 // refused there, while the next holder keeps the lock.
 func expiredHolderReleaseIsRefused(t *testing.T, name string, c *cluster.Cluster) {
 	ctx := context.Background()
-	ttl := 400 * time.Millisecond
+	// redsync bounds each node's call at TTL x 0.05: at 400 ms that was
+	// 20 ms, which a loaded 2-core machine missed on a new connection.
+	ttl := time.Second
 	a := clustertest.NewLock(t, name, c, locks.Options{TTL: ttl})
 	b := clustertest.NewLock(t, name, c, locks.Options{TTL: 10 * time.Second})
 	start := time.Now()
@@ -104,11 +106,12 @@ func TestAdapterRetriesWaitForTheHolder(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"redsync", "bsm"} {
 		t.Run(name, func(t *testing.T) {
-			holder := clustertest.NewLock(t, name, c, locks.Options{TTL: 300 * time.Millisecond})
+			// A 1 s lease: redsync's per-node timeout is 5% of it (50 ms).
+			holder := clustertest.NewLock(t, name, c, locks.Options{TTL: time.Second})
 			_, err := holder.Acquire(ctx, name)
 			require.NoError(t, err)
-			// 20 tries 50 ms apart outlast the 300 ms lease.
-			waiter := clustertest.NewLock(t, name, c, locks.Options{TTL: 10 * time.Second, Retries: 20, RetryDelay: 50 * time.Millisecond})
+			// 100 tries, each up to 50 ms apart (25 ms on average), outlast the 1 s lease.
+			waiter := clustertest.NewLock(t, name, c, locks.Options{TTL: 10 * time.Second, Retries: 100, RetryDelay: 50 * time.Millisecond})
 			lease, err := waiter.Acquire(ctx, name)
 			require.NoError(t, err)
 			require.NoError(t, waiter.Release(ctx, lease))
