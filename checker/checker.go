@@ -6,61 +6,12 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/deadbolt-lab/deadbolt/history"
 )
 
 // Checker judges one property of a history. A new checker is one file
 // with one Register call.
 type Checker interface {
 	Check(in *Input) Result
-}
-
-// Input is the shared analysis of one history, computed once for every
-// checker: the paired operations, the fault windows, and the holding
-// windows the harness computes itself (see windows.go).
-type Input struct {
-	Ops    []history.Op
-	Pairs  []history.Operation
-	Faults []FaultWindow
-	// Holds are the holding windows per key, in order of acquisition.
-	Holds map[string][]Hold
-	// ExpiredOnArrival lists leases granted after their TTL had passed.
-	ExpiredOnArrival []string
-	End              int64
-
-	byLease map[string][]Hold
-}
-
-// NewInput analyses a history; it fails only when operations cannot be
-// paired.
-func NewInput(ops []history.Op) (*Input, error) {
-	pairs, err := history.Pair(ops)
-	if err != nil {
-		return nil, err
-	}
-	in := &Input{Ops: ops, Pairs: pairs, Faults: FaultWindows(ops), End: historyEnd(ops)}
-	in.Holds, in.ExpiredOnArrival = holdsByKey(pairs, in.End)
-	in.byLease = map[string][]Hold{}
-	for _, hs := range in.Holds {
-		for _, h := range hs {
-			in.byLease[h.Lease] = append(in.byLease[h.Lease], h)
-		}
-	}
-	return in, nil
-}
-
-// LeaseHolds are the holding windows of one lease.
-func (in *Input) LeaseHolds(lease string) []Hold { return in.byLease[lease] }
-
-// Holding reports whether lease was held at t.
-func (in *Input) Holding(lease string, t int64) bool {
-	for _, h := range in.byLease[lease] {
-		if h.AcquiredAt <= t && t < h.Until {
-			return true
-		}
-	}
-	return false
 }
 
 // Result is one checker's verdict with its evidence.

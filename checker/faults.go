@@ -41,6 +41,12 @@ func (w FaultWindow) Name() string {
 // overlapping faults of one kind stay apart. Unlike history.Pair this never fails, so a report can show
 // faults even for a history it cannot otherwise check.
 func FaultWindows(ops []history.Op) []FaultWindow {
+	return faultWindows(ops, historyEnd(ops))
+}
+
+// faultWindows finds the fault windows among ops (the nemesis's at least)
+// of a history that ends at end.
+func faultWindows(ops []history.Op, end int64) []FaultWindow {
 	var ws []FaultWindow
 	var failed []bool
 	pending := map[string]int{} // fault instance -> window whose start has not completed
@@ -86,7 +92,6 @@ func FaultWindows(ops []history.Op) []FaultWindow {
 			}
 		}
 	}
-	end := historyEnd(ops)
 	out := make([]FaultWindow, 0, len(ws))
 	for i, w := range ws {
 		if failed[i] {

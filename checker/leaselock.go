@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
-	"sort"
+	"maps"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -125,19 +128,18 @@ func stepLease(s leaseState, in lockInput, out lockOutput) []any {
 
 var stateSeed = maphash.MakeSeed()
 
+// Each porcupine operation's Input and Output are the same *lockOp: no
+// copy of it is boxed per operation.
 var leaseModel = porcupine.NondeterministicModel{
-	Partition: func(ops []porcupine.Operation) [][]porcupine.Operation {
-		_, parts := partitionByKey(ops)
-		return parts
-	},
 	Init: func() []any { return []any{leaseState{}} },
-	Step: func(state, input, output any) []any {
-		return stepLease(state.(leaseState), input.(lockInput), output.(lockOutput))
+	Step: func(state, input, _ any) []any {
+		l := input.(*lockOp)
+		return stepLease(state.(leaseState), l.input(), l.output())
 	},
 	Hash: func(state any) uint64 { return maphash.Comparable(stateSeed, state.(leaseState)) },
-	DescribeOperation: func(input, output any) string {
-		in, out := input.(lockInput), output.(lockOutput)
-		return fmt.Sprintf("%s %s → %s", in.F, in.Lease, out.Type)
+	DescribeOperation: func(input, _ any) string {
+		l := input.(*lockOp)
+		return fmt.Sprintf("%s %s → %s", l.f, l.lease, l.output().Type)
 	},
 	DescribeState: func(state any) string { return state.(leaseState).String() },
 	DescribeOperationMetadata: func(info any) string {
@@ -148,19 +150,42 @@ var leaseModel = porcupine.NondeterministicModel{
 	},
 }
 
+// keyedModel is leaseModel partitioned by key, for porcupine's view of
+// several keys at once.
+var keyedModel = func() porcupine.NondeterministicModel {
+	m := leaseModel
+	m.Partition = func(ops []porcupine.Operation) [][]porcupine.Operation {
+		_, parts := partitionByKey(ops)
+		return parts
+	}
+	return m
+}()
+
+func (l *lockOp) input() lockInput {
+	return lockInput{F: l.f, Key: l.key, Lease: l.lease, Owner: l.owner, Process: int(l.process), TTL: l.ttl, Call: l.call, Index: int(l.invIndex)}
+}
+
+// output: an operation that did not complete, or ended info, returns at
+// porcupine's infinity: it may take effect at any later time.
+func (l *lockOp) output() lockOutput {
+	if l.outcome == history.Info || !l.completed() {
+		return lockOutput{Type: history.Info, Return: never}
+	}
+	return lockOutput{Type: l.outcome, Return: l.done}
+}
+
+// String is the operation's metadata in porcupine's view.
+func (l *lockOp) String() string { return fmt.Sprintf("op %d, process %d", l.invIndex, l.process) }
+
 // partitionByKey splits operations by key, keys sorted, so that the caller
 // and porcupine (which calls it too) agree on which partition is which key.
 func partitionByKey(ops []porcupine.Operation) ([]string, [][]porcupine.Operation) {
 	byKey := map[string][]porcupine.Operation{}
 	for _, op := range ops {
-		k := op.Input.(lockInput).Key
+		k := op.Input.(*lockOp).key
 		byKey[k] = append(byKey[k], op)
 	}
-	keys := make([]string, 0, len(byKey))
-	for k := range byKey {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(byKey))
 	parts := make([][]porcupine.Operation, len(keys))
 	for i, k := range keys {
 		parts[i] = byKey[k]
@@ -168,51 +193,47 @@ func partitionByKey(ops []porcupine.Operation) ([]string, [][]porcupine.Operatio
 	return keys, parts
 }
 
-// lockOperations converts acquires, releases and renewals. An operation the
-// history never completed is info, and info returns at porcupine's infinity:
-// it may take effect at any later time.
+// searchable picks, per key, the lock operations the model must place,
+// keys sorted.
 //
-// Some info operations are left out because their "took effect" branch
-// only forbids what "no effect" allows, so they cannot change the verdict
-// (place them last, with no effect), yet porcupine would try them at every
-// point after their invocation, which is exponential in their number when a
-// key is illegal. They are: info renewals (a later expiry never excuses
-// anything), and info acquires whose owner appears in no other operation on
-// the key (a lease nobody releases or renews only blocks others).
+// Failed operations are left out: they are legal in any state and change
+// nothing, so there is nothing to search (and a contended key is mostly
+// refusals). Some info operations are left out because their "took effect"
+// branch only forbids what "no effect" allows, so they cannot change the
+// verdict (place them last, with no effect), yet porcupine would try them
+// at every point after their invocation, which is exponential in their
+// number when a key is illegal. They are: info renewals (a later expiry
+// never excuses anything), and info acquires whose lease appears in no
+// other operation on the key (a lease nobody releases or renews only
+// blocks others).
 //
 // Leases are told apart by their harness lease id, never by the lock's
 // token: a lock that hands every client the same token is still caught.
-func lockOperations(pairs []history.Operation) []porcupine.Operation {
-	var ins []lockInput
-	var outs []lockOutput
+func searchable(locks []lockOp) (keys []string, byKey map[string][]*lockOp) {
 	uses := map[leaseID]int{}
-	for _, p := range pairs {
-		inv := p.Invoke
-		if inv.F != history.Acquire && inv.F != history.Release && inv.F != history.Renew {
+	for i := range locks {
+		uses[leaseID{locks[i].key, locks[i].lease}]++
+	}
+	byKey = map[string][]*lockOp{}
+	for i := range locks {
+		l := &locks[i]
+		out := l.output()
+		switch {
+		case out.Type == history.Fail:
+			continue
+		case out.Type == history.Info && (l.f == history.Renew || (l.f == history.Acquire && uses[leaseID{l.key, l.lease}] == 1)):
 			continue
 		}
-		in := lockInput{F: inv.F, Key: inv.Key, Lease: inv.Lease, Owner: inv.Owner, Process: inv.Process, TTL: inv.TTL, Call: inv.Time, Index: inv.Index}
-		out := lockOutput{Type: p.Outcome(), Return: never}
-		if c := p.Complete; c != nil {
-			in.Owner, in.TTL = firstOf(in.Owner, c.Owner), firstOf(in.TTL, c.TTL)
-			if c.Type != history.Info {
-				out.Return = c.Time
-			}
-		}
-		ins, outs = append(ins, in), append(outs, out)
-		uses[leaseID{in.Key, in.Lease}]++
+		byKey[l.key] = append(byKey[l.key], l)
 	}
-	var ops []porcupine.Operation
-	for i, in := range ins {
-		if outs[i].Type == history.Info {
-			if in.F == history.Renew || (in.F == history.Acquire && uses[leaseID{in.Key, in.Lease}] == 1) {
-				continue
-			}
-		}
-		ops = append(ops, porcupine.Operation{
-			ClientId: max(in.Process, 0), Input: in, Call: in.Call, Output: outs[i], Return: outs[i].Return,
-			Metadata: fmt.Sprintf("op %d, process %d", in.Index, in.Process),
-		})
+	return slices.Sorted(maps.Keys(byKey)), byKey
+}
+
+// porcupineOps are ls as porcupine operations.
+func porcupineOps(ls []*lockOp) []porcupine.Operation {
+	ops := make([]porcupine.Operation, len(ls))
+	for i, l := range ls {
+		ops[i] = porcupine.Operation{ClientId: max(int(l.process), 0), Input: l, Call: l.call, Output: l, Return: l.output().Return, Metadata: l}
 	}
 	return ops
 }
@@ -228,7 +249,7 @@ type leaseLockChecker struct{ timeout time.Duration }
 
 func (c leaseLockChecker) Check(in *Input) Result {
 	r := newResult("lease-lock")
-	ll := checkLeaseLock(in.Pairs, in.Faults, c.timeout)
+	ll := checkLeaseLock(in.locks, in.Faults, c.timeout)
 	r.Verdict, r.Details = ll.Verdict, &ll
 	for i, k := range ll.FailedKeys {
 		r.Anomalies = append(r.Anomalies, Anomaly{Kind: KindNoLegalOrder, At: ll.FailedAt[i], Key: k, Text: ll.Anomalies[i]})
@@ -240,10 +261,15 @@ func (c leaseLockChecker) Check(in *Input) Result {
 			noun = "keys"
 		}
 		r.Reason = fmt.Sprintf("no legal lease-lock order for %s %s.", noun, quoteAll(ll.FailedKeys))
+		if len(ll.UnknownKeys) > 0 {
+			r.Reason += fmt.Sprintf(" (The check hit its %s time limit before it could decide %s.)", c.timeout, plural(len(ll.UnknownKeys), "other key"))
+		}
 	case Unknown:
-		r.Reason = fmt.Sprintf("the lease-lock model check hit its %s time limit, so the history is neither proven valid nor invalid.", c.timeout)
+		r.Reason = fmt.Sprintf("the lease-lock model check hit its %s time limit before it could decide %s of %s, so the history is neither proven valid nor invalid.",
+			c.timeout, plural(len(ll.UnknownKeys), "key"), plural(ll.Keys, "key"))
 	default:
-		r.Reason = fmt.Sprintf("a legal lease-lock order explains all %s on %s.", plural(ll.Operations, "lock operation"), plural(ll.Keys, "key"))
+		r.Reason = fmt.Sprintf("a legal lease-lock order explains all %s on %s (failed ones change nothing and need no place).",
+			plural(ll.Operations, "lock operation"), plural(ll.Keys, "key"))
 	}
 	return r
 }
@@ -258,55 +284,127 @@ type LeaseLockResult struct {
 	FailedAt []int64 `json:"-"`
 	// Anomalies explain each failed key: the longest legal order found, the
 	// state it leaves, and the operations that cannot come next.
-	Anomalies  []string `json:"anomalies,omitempty"`
-	Keys       int      `json:"keys"`
-	Operations int      `json:"operations"`
+	Anomalies []string `json:"anomalies,omitempty"`
+	// UnknownKeys are the keys the check could not decide in time.
+	UnknownKeys []string `json:"unknown_keys,omitempty"`
+	// Keys and Operations count what the model had to place.
+	Keys       int `json:"keys"`
+	Operations int `json:"operations"`
 
+	byKey  map[string][]*lockOp
+	faults []FaultWindow
+	// info is porcupine's record of the failed keys, for its view.
 	model porcupine.Model
-	info  porcupine.LinearizationInfo
+	info  *porcupine.LinearizationInfo
 }
 
 // LeaseLock checks the history's lock operations against the lease-lock
 // model. A timeout of 0 means no limit (porcupine's convention); hitting the
 // limit gives Unknown.
 func LeaseLock(ops []history.Op, timeout time.Duration) (LeaseLockResult, error) {
-	pairs, err := history.Pair(ops)
+	in, err := NewInput(ops)
 	if err != nil {
 		return LeaseLockResult{}, err
 	}
-	return checkLeaseLock(pairs, FaultWindows(ops), timeout), nil
+	return checkLeaseLock(in.locks, in.Faults, timeout), nil
 }
 
-func checkLeaseLock(pairs []history.Operation, faults []FaultWindow, timeout time.Duration) LeaseLockResult {
-	model := leaseModel.ToModel()
-	ops := lockOperations(pairs)
-	keys, parts := partitionByKey(ops)
+// checkLeaseLock checks each key on its own, as many at once as there
+// are CPUs, so that memory holds the search of a few keys rather than of
+// all: porcupine keeps a bitset of the operations placed so far for every
+// state it visits, which grows with the square of a key's operations.
+// Only the keys found illegal are searched again, verbosely, to explain
+// them.
+func checkLeaseLock(locks []lockOp, faults []FaultWindow, timeout time.Duration) LeaseLockResult {
+	keys, byKey := searchable(locks)
+	r := LeaseLockResult{Verdict: Valid, Keys: len(keys), byKey: byKey, faults: faults, model: keyedModel.ToModel()}
+	for _, k := range keys {
+		r.Operations += len(byKey[k])
+	}
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
+	results := make([]porcupine.CheckResult, len(keys))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(keys)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			model := leaseModel.ToModel()
+			for i := range next {
+				results[i] = checkKey(model, byKey[keys[i]], deadline)
+			}
+		}()
+	}
+	for i := range keys {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+
+	var failed []porcupine.Operation
+	for i, res := range results {
+		switch res {
+		case porcupine.Illegal:
+			r.FailedKeys = append(r.FailedKeys, keys[i])
+			failed = append(failed, porcupineOps(byKey[keys[i]])...)
+		case porcupine.Unknown:
+			r.UnknownKeys = append(r.UnknownKeys, keys[i])
+		}
+	}
+	switch {
+	case len(r.FailedKeys) > 0:
+		r.Verdict = Invalid
+	case len(r.UnknownKeys) > 0:
+		r.Verdict = Unknown
+		return r
+	default:
+		return r
+	}
+	// Search the failed keys again for porcupine's longest legal orders,
+	// which explain them. They are known illegal, so this search ends
+	// like the first; it gets the time that is left, and at least a
+	// second of its own.
+	explainBy := time.Duration(0)
+	if timeout > 0 {
+		explainBy = max(time.Until(deadline), time.Second)
+	}
 	start := time.Now()
-	res, info := porcupine.CheckOperationsVerbose(model, ops, timeout)
-	timedOut := timeout > 0 && time.Since(start) >= timeout
+	_, info := porcupine.CheckOperationsVerbose(r.model, failed, explainBy)
+	timedOut := explainBy > 0 && time.Since(start) >= explainBy
+	annotate(&info, faults)
+	r.info = &info
+	_, parts := partitionByKey(failed)
+	partials := info.PartialLinearizations()
+	for i, part := range parts {
+		best := longest(partials[i])
+		r.FailedAt = append(r.FailedAt, stuckAt(part, best))
+		r.Anomalies = append(r.Anomalies, explain(r.model, r.FailedKeys[i], part, best, timedOut))
+	}
+	return r
+}
+
+// checkKey decides one key by the deadline (none when zero).
+func checkKey(model porcupine.Model, ls []*lockOp, deadline time.Time) porcupine.CheckResult {
+	var timeout time.Duration
+	if !deadline.IsZero() {
+		if timeout = time.Until(deadline); timeout <= 0 {
+			return porcupine.Unknown
+		}
+	}
+	return porcupine.CheckOperationsTimeout(model, porcupineOps(ls), timeout)
+}
+
+// annotate shades the fault windows in porcupine's view.
+func annotate(info *porcupine.LinearizationInfo, faults []FaultWindow) {
 	for _, w := range faults {
 		info.AddAnnotations([]porcupine.Annotation{{
 			Tag: "nemesis", Start: w.Start, End: w.End, Description: w.Name(),
 			Details: fmt.Sprintf("%s from %s to %s", w.Name(), at(w.Start), at(w.End)),
 		}})
 	}
-	r := LeaseLockResult{Verdict: Valid, Keys: len(keys), Operations: len(ops), model: model, info: info}
-	switch res {
-	case porcupine.Unknown:
-		r.Verdict = Unknown
-	case porcupine.Illegal:
-		r.Verdict = Invalid
-		partials := info.PartialLinearizations()
-		for i, part := range parts {
-			// A key that passed has a complete linearization among its partials.
-			if best := longest(partials[i]); len(best) < len(part) {
-				r.FailedKeys = append(r.FailedKeys, keys[i])
-				r.FailedAt = append(r.FailedAt, stuckAt(part, best))
-				r.Anomalies = append(r.Anomalies, explain(model, keys[i], part, best, timedOut))
-			}
-		}
-	}
-	return r
 }
 
 // longest picks the longest partial linearization, the first in a fixed
@@ -385,7 +483,8 @@ func describeStates(state any) string {
 }
 
 func describeLockOp(op porcupine.Operation) string {
-	in, out := op.Input.(lockInput), op.Output.(lockOutput)
+	l := op.Input.(*lockOp)
+	in, out := l.input(), l.output()
 	return fmt.Sprintf("process %d %s of lease %s %s in [%s, %s] (invoked as op %d)",
 		in.Process, in.F, in.Lease, out.Type, at(in.Call), at(out.Return), in.Index)
 }
@@ -397,14 +496,28 @@ func listSome(items []string, n int) string {
 	return fmt.Sprintf("%s; and %d more", strings.Join(items[:n], "; "), len(items)-n)
 }
 
-// WriteVisualization writes porcupine's HTML view of the check: each key's
-// operations, the longest legal orders found, and fault windows as
-// annotations.
+// visualizationTimeout bounds the search WriteVisualization runs to
+// draw the keys of a history the check found legal.
+const visualizationTimeout = 10 * time.Second
+
+// WriteVisualization writes porcupine's HTML view of the check: the keys
+// found illegal (or, when none was, every key), each key's operations, the
+// longest legal orders found, and fault windows as annotations.
 func (r LeaseLockResult) WriteVisualization(w io.Writer) error {
 	if r.model.Step == nil {
 		return errors.New("the lease-lock model did not run")
 	}
-	return porcupine.Visualize(r.model, r.info, w)
+	info := r.info
+	if info == nil {
+		var ops []porcupine.Operation
+		for _, k := range slices.Sorted(maps.Keys(r.byKey)) {
+			ops = append(ops, porcupineOps(r.byKey[k])...)
+		}
+		_, i := porcupine.CheckOperationsVerbose(r.model, ops, visualizationTimeout)
+		annotate(&i, r.faults)
+		info = &i
+	}
+	return porcupine.Visualize(r.model, *info, w)
 }
 
 // stuckAt is the earliest call among the operations a prefix left out.

@@ -38,7 +38,7 @@ func TestLeaseLockGrantBeforeExpiryIsIllegal(t *testing.T) {
 	assert.Contains(t, r.Anomalies[0], "held by a, expiring between 1s and 1.01s")
 	assert.Contains(t, r.Anomalies[0], "process 2 acquire of lease b ok in [100ms, 110ms]")
 	assert.Equal(t, 2, r.Keys)
-	assert.Equal(t, 4, r.Operations)
+	assert.Equal(t, 3, r.Operations, "the failed release changes nothing and is not searched")
 }
 
 func TestLeaseLockInfoAcquireDoesNotExcuseAnEarlyGrant(t *testing.T) {

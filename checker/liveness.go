@@ -63,39 +63,38 @@ func (c liveness) Check(in *Input) Result {
 	}
 	released := map[string]history.Type{} // lease -> its release's outcome
 	refused := map[string][]span{}        // key -> intervals of refused acquires
-	for _, p := range in.Pairs {
-		inv := p.Invoke
+	for i := range in.locks {
+		l := &in.locks[i]
 		switch {
-		case inv.F == history.Release:
-			released[inv.Lease] = p.Outcome()
-		case (inv.F != history.Acquire && inv.F != history.Renew) || inv.Process < 0:
-		case p.Outcome() != history.Fail:
+		case l.f == history.Release:
+			released[l.lease] = l.outcome
+		case (l.f != history.Acquire && l.f != history.Renew) || l.process < 0:
+		case l.outcome != history.Fail:
 			// An ok or unknown acquire or renewal may have held the key on
 			// the server from its invocation until a TTL after it was last
 			// heard of, whether or not its holder counted on it (a lease
 			// granted after its TTL has no window, yet held the key).
-			ttl := firstOf(inv.TTL, ttlOf(p))
 			heard := in.End // never completed: it may take effect until the end
-			if p.Complete != nil {
-				heard = p.Complete.Time
+			if l.completed() {
+				heard = l.done
 			}
-			if inv.F == history.Acquire {
-				acquiredBy[inv.Lease] = inv.Process
+			if l.f == history.Acquire {
+				acquiredBy[l.lease] = int(l.process)
 			}
 			end := int64(never)
-			if ttl > 0 {
-				end = heard + ttl
+			if l.ttl > 0 {
+				end = heard + l.ttl
 			}
-			cover[inv.Key] = append(cover[inv.Key], span{inv.Time, end})
-			if last[inv.Key] == nil {
-				last[inv.Key] = map[int64]string{}
+			cover[l.key] = append(cover[l.key], span{l.call, end})
+			if last[l.key] == nil {
+				last[l.key] = map[int64]string{}
 			}
-			last[inv.Key][end] = inv.Lease
-		case inv.F == history.Acquire && p.Outcome() == history.Fail && p.Complete.Refused:
-			refused[inv.Key] = append(refused[inv.Key], span{inv.Time, p.Complete.Time})
+			last[l.key][end] = l.lease
+		case l.f == history.Acquire && l.refused:
+			refused[l.key] = append(refused[l.key], span{l.call, l.done})
 		}
-		if inv.F == history.Acquire && inv.TTL > 0 {
-			ttls[inv.Key] = inv.TTL
+		if l.f == history.Acquire && l.ttl > 0 {
+			ttls[l.key] = l.ttl
 		}
 	}
 	var found []Unavailability
@@ -200,13 +199,6 @@ func gaps(spans []span, end int64) []span {
 		out = append(out, span{covered, end})
 	}
 	return out
-}
-
-func ttlOf(p history.Operation) int64 {
-	if p.Complete != nil {
-		return p.Complete.TTL
-	}
-	return 0
 }
 
 func nonEmpty(s string) []string {

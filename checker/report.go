@@ -49,6 +49,9 @@ type Report struct {
 	Anomalies    []Anomaly     `json:"anomalies"`
 	Stats        Stats         `json:"stats"`
 	FaultWindows []FaultWindow `json:"fault_windows"`
+	// Tail is set when the history's last line was cut short by a crash:
+	// the operations before it were checked.
+	Tail *history.Tail `json:"tail,omitempty"`
 }
 
 // Check runs the chosen checkers over a history and composes them as
@@ -60,22 +63,39 @@ func Check(ops []history.Op, opts Options) Report {
 	if r.FaultWindows == nil {
 		r.FaultWindows = []FaultWindow{}
 	}
-	names := opts.Checkers
-	if names == nil {
-		names = DefaultCheckers
-	}
-	for _, n := range names {
-		if err := Lookup(n); err != nil {
-			r.Reason = err.Error()
-			return r
-		}
+	names, err := opts.checkers()
+	if err != nil {
+		r.Reason = err.Error()
+		return r
 	}
 	in, err := NewInput(ops)
 	if err != nil {
 		r.Reason = fmt.Sprintf("the history is malformed, so nothing can be concluded: %v", err)
 		return r
 	}
-	r.Stats = countStats(in)
+	return runCheckers(in, names, opts)
+}
+
+// checkers are the names Options selects, each known.
+func (o Options) checkers() ([]string, error) {
+	names := o.Checkers
+	if names == nil {
+		names = DefaultCheckers
+	}
+	for _, n := range names {
+		if err := Lookup(n); err != nil {
+			return nil, err
+		}
+	}
+	return names, nil
+}
+
+// runCheckers runs the named checkers over in and composes their verdicts.
+func runCheckers(in *Input, names []string, opts Options) Report {
+	r := Report{Checks: []Result{}, Anomalies: []Anomaly{}, FaultWindows: in.Faults, Stats: in.stats}
+	if r.FaultWindows == nil {
+		r.FaultWindows = []FaultWindow{}
+	}
 	var verdicts []Verdict
 	for _, n := range names {
 		res := registry[n].build(opts).Check(in)
@@ -92,7 +112,7 @@ func Check(ops []history.Op, opts Options) Report {
 	if idle {
 		verdicts = append(verdicts, Unknown)
 	}
-	troubles := faultTroubles(in.Pairs)
+	troubles := faultTroubles(in.nemesis)
 	if len(troubles) > 0 {
 		verdicts = append(verdicts, Unknown)
 		r.Anomalies = append(r.Anomalies, troubles...)

@@ -42,7 +42,7 @@ func TestCheckValid(t *testing.T) {
 	assert.Equal(t, []string{"double-holds", "lease-lock", "liveness"}, []string{r.Checks[0].Checker, r.Checks[1].Checker, r.Checks[2].Checker})
 	assert.Empty(t, r.Anomalies)
 	assert.Contains(t, r.Reason, "no two of 3 holding windows overlapped on a key.")
-	assert.Contains(t, r.Reason, "a legal lease-lock order explains all 4 lock operations on 1 key.")
+	assert.Contains(t, r.Reason, "a legal lease-lock order explains all 4 lock operations on 1 key (failed ones")
 }
 
 func TestCheckDoubleHoldIsInvalid(t *testing.T) {

@@ -31,43 +31,6 @@ type Stats struct {
 	Faults           int `json:"faults"`
 }
 
-func countStats(in *Input) Stats {
-	s := Stats{Faults: len(in.Faults), ExpiredOnArrival: len(in.ExpiredOnArrival)}
-	procs, keys := map[int]bool{}, map[string]bool{}
-	for _, p := range in.Pairs {
-		inv := p.Invoke
-		if inv.Process < 0 {
-			continue // nemesis and the harness's own setup and final reads
-		}
-		procs[inv.Process] = true
-		if inv.F.IsLock() {
-			keys[inv.Key] = true
-		}
-		out := p.Outcome()
-		switch inv.F {
-		case history.Acquire:
-			count(out, &s.AcquiresOK, &s.AcquiresFail, &s.AcquiresInfo)
-		case history.Release:
-			count(out, &s.ReleasesOK, &s.ReleasesFail, &s.ReleasesInfo)
-		case history.Renew:
-			s.Renewals++
-			if out == history.OK {
-				s.RenewalsOK++
-			}
-		case history.Lost:
-			s.Losses++
-		case history.Read:
-			count(out, &s.ReadsOK, &s.ReadsFail, &s.ReadsInfo)
-		case history.Write:
-			count(out, &s.WritesOK, &s.WritesFail, &s.WritesInfo)
-		case history.Order:
-			count(out, &s.OrdersOK, &s.OrdersFail, &s.OrdersInfo)
-		}
-	}
-	s.Processes, s.Keys = len(procs), len(keys)
-	return s
-}
-
 func count(t history.Type, ok, fail, info *int) {
 	switch t {
 	case history.OK:

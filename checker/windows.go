@@ -74,7 +74,7 @@ type openLease struct {
 // window is open extends it; one invoked after it closed revives the lease
 // as a new window from the renewal's ok. A lease whose first window is
 // empty arrived after its TTL had passed: it is returned in expired.
-func holdsByKey(pairs []history.Operation, end int64) (out map[string][]Hold, expired []string) {
+func holdsByKey(locks []lockOp, end int64) (out map[string][]Hold, expired []string) {
 	out = map[string][]Hold{}
 	open := map[string]*openLease{}
 	emit := func(l *openLease, until int64) {
@@ -88,7 +88,7 @@ func holdsByKey(pairs []history.Operation, end int64) (out map[string][]Hold, ex
 			expired = append(expired, l.hold.Lease)
 		}
 	}
-	for _, ev := range leaseEvents(pairs) {
+	for _, ev := range leaseEvents(locks) {
 		l := open[ev.lease]
 		switch ev.f {
 		case history.Acquire:
@@ -134,18 +134,16 @@ func holdsByKey(pairs []history.Operation, end int64) (out map[string][]Hold, ex
 	return out, expired
 }
 
-func leaseEvents(pairs []history.Operation) []leaseEvent {
+func leaseEvents(locks []lockOp) []leaseEvent {
 	var evs []leaseEvent
-	for _, p := range pairs {
-		inv, c := p.Invoke, p.Complete
+	for _, l := range locks {
 		switch {
-		case inv.F == history.Release:
-			evs = append(evs, leaseEvent{index: inv.Index, time: inv.Time, f: inv.F, key: inv.Key, lease: inv.Lease, process: inv.Process})
-		case (inv.F == history.Acquire || inv.F == history.Renew) && p.Outcome() == history.OK:
+		case l.f == history.Release:
+			evs = append(evs, leaseEvent{index: int(l.invIndex), time: l.call, f: l.f, key: l.key, lease: l.lease, process: int(l.process)})
+		case (l.f == history.Acquire || l.f == history.Renew) && l.outcome == history.OK:
 			evs = append(evs, leaseEvent{
-				index: c.Index, time: c.Time, f: inv.F, from: inv.Time, ttl: firstOf(inv.TTL, c.TTL),
-				key: inv.Key, lease: inv.Lease, process: inv.Process,
-				owner: firstOf(c.Owner, inv.Owner), fence: firstOf(c.Fence, inv.Fence),
+				index: int(l.doneIndex), time: l.done, f: l.f, from: l.call, ttl: l.ttl,
+				key: l.key, lease: l.lease, process: int(l.process), owner: l.owner, fence: l.fence,
 			})
 		}
 	}

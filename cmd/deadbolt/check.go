@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/checker"
-	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
@@ -48,13 +47,15 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return badInput("%v", err)
 	}
-	ops, err := history.ReadFile(path)
+	started := time.Now()
+	res, err := checker.CheckFile(path, opts)
 	if err != nil {
 		return badInput("%v", err)
 	}
-	started := time.Now()
-	res := checker.Check(ops, opts)
-	fmt.Fprintf(stdout, "%s (%s): %s in %s. %s\n", path, from, res.Verdict, time.Since(started).Round(time.Millisecond), res.Reason)
+	if res.Tail != nil {
+		fmt.Fprintf(stdout, "%s: CUT: %s; every complete line before it was checked\n", path, res.Tail)
+	}
+	fmt.Fprintf(stdout, "%s (%s): %s in %s (read and checked). %s\n", path, from, res.Verdict, time.Since(started).Round(time.Millisecond), res.Reason)
 	for i, a := range res.Anomalies {
 		if i == 10 {
 			fmt.Fprintf(stdout, "  ... and %d more anomalies\n", len(res.Anomalies)-i)

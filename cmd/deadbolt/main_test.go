@@ -128,7 +128,7 @@ func TestCheckExitCodes(t *testing.T) {
 	require.Contains(t, out, "idle run")
 
 	corrupt := filepath.Join(t.TempDir(), "history.jsonl")
-	require.NoError(t, os.WriteFile(corrupt, []byte("{\"index\":0,\"ti"), 0o644))
+	require.NoError(t, os.WriteFile(corrupt, []byte("{\"index\":0,\"ti\n"), 0o644))
 	code, _, stderr := deadbolt(t, "check", corrupt)
 	require.Equal(t, exitBadInput, code)
 	require.Contains(t, stderr, "line 1: not a history operation")

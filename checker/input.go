@@ -1,0 +1,240 @@
+package checker
+
+import (
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// Input is the shared analysis of one history, computed once for every
+// checker: the paired operations, the fault windows, and the holding
+// windows the harness computes itself (see windows.go).
+type Input struct {
+	// Ops and Pairs are the whole history. A history streamed from a file
+	// for checkers that need only the lock view (see streamable) has
+	// neither: a million operations fit in memory only without them.
+	Ops    []history.Op
+	Pairs  []history.Operation
+	Faults []FaultWindow
+	// Holds are the holding windows per key, in order of acquisition.
+	Holds map[string][]Hold
+	// ExpiredOnArrival lists leases granted after their TTL had passed.
+	ExpiredOnArrival []string
+	End              int64
+
+	// locks are the lock operations (acquire, release, renew) in
+	// invocation order, each folded into one record.
+	locks []lockOp
+	// nemesis are the fault operations, paired.
+	nemesis []history.Operation
+	stats   Stats
+	byLease map[string][]Hold // built on first use
+}
+
+// lockOp is one lock operation as the lock checkers read it: its
+// invocation and completion folded into one record, rather than two
+// history.Ops of 256 bytes each.
+type lockOp struct {
+	f                 history.F
+	outcome           history.Type // Info when the history ended first
+	key, lease, owner string
+	call              int64 // the invocation's time
+	// done is the completion's time, or noCompletion.
+	done int64
+	// ttl and fence are the invocation's, else the completion's.
+	ttl, fence int64
+	// invIndex and doneIndex are history indexes; doneIndex is -1
+	// without a completion.
+	invIndex, doneIndex int32
+	process             int32
+	refused             bool
+}
+
+// noCompletion is lockOp.done for an operation the history never completed.
+const noCompletion = -1
+
+func (o lockOp) completed() bool { return o.done != noCompletion }
+
+// NewInput analyses a history; it fails only when operations cannot be
+// paired.
+func NewInput(ops []history.Op) (*Input, error) {
+	b := newInputBuilder(true)
+	var p history.Pairer
+	for i := range ops {
+		n, err := p.Add(ops[i])
+		if err != nil {
+			return nil, err
+		}
+		b.add(ops[i], n, &ops[i])
+	}
+	in := b.finish()
+	in.Ops = ops
+	return in, nil
+}
+
+// inputBuilder builds an Input one operation at a time, in history order.
+type inputBuilder struct {
+	in        *Input
+	keepPairs bool
+	// open maps an open operation's number to its record: an index into
+	// in.locks, in.nemesis, or for a resource operation the f it has.
+	open      map[int]openRecord
+	procs     map[int]bool
+	keys      map[string]string // interned lock keys
+	nemesisOp []history.Op
+}
+
+type openRecord struct {
+	kind  recordKind
+	index int // into in.locks or in.nemesis
+	f     history.F
+}
+
+type recordKind uint8
+
+const (
+	lockRecord recordKind = iota
+	nemesisRecord
+	resourceRecord
+)
+
+func newInputBuilder(keepPairs bool) *inputBuilder {
+	return &inputBuilder{in: &Input{}, keepPairs: keepPairs, open: map[int]openRecord{}, procs: map[int]bool{}, keys: map[string]string{}}
+}
+
+// add takes op, operation number n of the history (history.Pairer's).
+// stored is op's place in a history kept whole, for Pairs to point at;
+// nil when streaming.
+func (b *inputBuilder) add(op history.Op, n int, stored *history.Op) {
+	in := b.in
+	in.End = max(in.End, op.Time)
+	if op.Process == history.NemesisProcess {
+		b.nemesisOp = append(b.nemesisOp, op)
+	}
+	if b.keepPairs {
+		if op.Type == history.Invoke {
+			in.Pairs = append(in.Pairs, history.Operation{Invoke: op})
+		} else {
+			if stored == nil {
+				c := op
+				stored = &c
+			}
+			in.Pairs[n].Complete = stored
+		}
+	}
+	if op.Type == history.Invoke {
+		b.invoke(op, n)
+		return
+	}
+	rec, ok := b.open[n]
+	if !ok {
+		return
+	}
+	delete(b.open, n)
+	switch rec.kind {
+	case lockRecord:
+		l := &in.locks[rec.index]
+		l.outcome, l.done, l.doneIndex = op.Type, op.Time, int32(op.Index)
+		l.ttl, l.fence = firstOf(l.ttl, op.TTL), firstOf(op.Fence, l.fence)
+		l.owner, l.refused = firstOf(op.Owner, l.owner), op.Refused
+	case nemesisRecord:
+		c := op
+		in.nemesis[rec.index].Complete = &c
+	case resourceRecord:
+		b.countResource(rec.f, op.Type)
+	}
+}
+
+func (b *inputBuilder) invoke(op history.Op, n int) {
+	in := b.in
+	if op.Process >= 0 {
+		b.procs[op.Process] = true
+	}
+	switch {
+	case op.Process == history.NemesisProcess:
+		b.open[n] = openRecord{kind: nemesisRecord, index: len(in.nemesis)}
+		in.nemesis = append(in.nemesis, history.Operation{Invoke: op})
+	case op.F == history.Lost:
+		if op.Process >= 0 {
+			in.stats.Losses++
+		}
+	case op.F.IsLock():
+		key, ok := b.keys[op.Key]
+		if !ok {
+			key = op.Key
+			b.keys[key] = key
+		}
+		b.open[n] = openRecord{kind: lockRecord, index: len(in.locks)}
+		in.locks = append(in.locks, lockOp{f: op.F, outcome: history.Info, key: key, lease: op.Lease, owner: op.Owner,
+			call: op.Time, done: noCompletion, ttl: op.TTL, fence: op.Fence,
+			invIndex: int32(op.Index), doneIndex: -1, process: int32(op.Process)})
+	case op.Process >= 0:
+		b.open[n] = openRecord{kind: resourceRecord, f: op.F}
+	}
+}
+
+func (b *inputBuilder) finish() *Input {
+	in := b.in
+	for _, rec := range b.open {
+		if rec.kind == resourceRecord {
+			b.countResource(rec.f, history.Info) // never completed
+		}
+	}
+	in.Faults = faultWindows(b.nemesisOp, in.End)
+	in.Holds, in.ExpiredOnArrival = holdsByKey(in.locks, in.End)
+	s := &in.stats
+	for _, l := range in.locks {
+		if l.process < 0 {
+			continue
+		}
+		switch l.f {
+		case history.Acquire:
+			count(l.outcome, &s.AcquiresOK, &s.AcquiresFail, &s.AcquiresInfo)
+		case history.Release:
+			count(l.outcome, &s.ReleasesOK, &s.ReleasesFail, &s.ReleasesInfo)
+		case history.Renew:
+			s.Renewals++
+			if l.outcome == history.OK {
+				s.RenewalsOK++
+			}
+		}
+	}
+	s.Processes, s.Keys = len(b.procs), len(b.keys)
+	s.Faults, s.ExpiredOnArrival = len(in.Faults), len(in.ExpiredOnArrival)
+	return in
+}
+
+func (b *inputBuilder) countResource(f history.F, t history.Type) {
+	s := &b.in.stats
+	switch f {
+	case history.Read:
+		count(t, &s.ReadsOK, &s.ReadsFail, &s.ReadsInfo)
+	case history.Write:
+		count(t, &s.WritesOK, &s.WritesFail, &s.WritesInfo)
+	case history.Order:
+		count(t, &s.OrdersOK, &s.OrdersFail, &s.OrdersInfo)
+	}
+}
+
+// LeaseHolds are the holding windows of one lease.
+func (in *Input) LeaseHolds(lease string) []Hold { return in.leaseHolds()[lease] }
+
+// Holding reports whether lease was held at t.
+func (in *Input) Holding(lease string, t int64) bool {
+	for _, h := range in.leaseHolds()[lease] {
+		if h.AcquiredAt <= t && t < h.Until {
+			return true
+		}
+	}
+	return false
+}
+
+func (in *Input) leaseHolds() map[string][]Hold {
+	if in.byLease == nil {
+		in.byLease = map[string][]Hold{}
+		for _, hs := range in.Holds {
+			for _, h := range hs {
+				in.byLease[h.Lease] = append(in.byLease[h.Lease], h)
+			}
+		}
+	}
+	return in.byLease
+}

@@ -1,0 +1,69 @@
+package checker
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// streamable are the checkers that read only the lock view of a history
+// (Input's holds, lock operations and faults), so that CheckReader can
+// check a history without holding it: a million operations as history.Ops
+// and their pairs take more than half a gigabyte.
+var streamable = map[string]bool{"double-holds": true, "lease-lock": true, "liveness": true, "releases": true}
+
+// CheckFile checks the history.jsonl at path, as CheckReader does.
+func CheckFile(path string, opts Options) (Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Report{}, err
+	}
+	defer f.Close()
+	r, err := CheckReader(f, opts)
+	if err != nil {
+		return r, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// CheckReader reads a JSON-lines history and checks it as Check does.
+// When every chosen checker is streamable, operations are folded into the
+// lock view as they are read and never kept whole. The error is bad input:
+// an unknown checker, or a history that cannot be read (it names the
+// line). A last line cut short by a crash is not an error: every complete
+// line is checked, and Report.Tail and the reason say where the history
+// was cut.
+func CheckReader(r io.Reader, opts Options) (Report, error) {
+	names, err := opts.checkers()
+	if err != nil {
+		return Report{}, err
+	}
+	keepPairs := false
+	for _, n := range names {
+		keepPairs = keepPairs || !streamable[n]
+	}
+	b := newInputBuilder(keepPairs)
+	var ops []history.Op
+	read := 0
+	tail, err := history.Scan(r, func(op history.Op, n int) error {
+		read++
+		if keepPairs {
+			ops = append(ops, op)
+		}
+		b.add(op, n, nil)
+		return nil
+	})
+	if err != nil {
+		return Report{}, err
+	}
+	in := b.finish()
+	in.Ops = ops
+	rep := runCheckers(in, names, opts)
+	if tail.Cut() {
+		rep.Tail = &tail
+		rep.Reason = fmt.Sprintf("The history was cut: %s; the %s before it were checked. %s", tail, plural(read, "operation"), rep.Reason)
+	}
+	return rep, nil
+}
