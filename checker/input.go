@@ -56,7 +56,7 @@ func (o lockOp) completed() bool { return o.done != noCompletion }
 // NewInput analyses a history; it fails only when operations cannot be
 // paired.
 func NewInput(ops []history.Op) (*Input, error) {
-	b := newInputBuilder(true)
+	b := newInputBuilder(true, len(ops)/2)
 	var p history.Pairer
 	for i := range ops {
 		n, err := p.Add(ops[i])
@@ -96,8 +96,11 @@ const (
 	resourceRecord
 )
 
-func newInputBuilder(keepPairs bool) *inputBuilder {
-	return &inputBuilder{in: &Input{}, keepPairs: keepPairs, open: map[int]openRecord{}, procs: map[int]bool{}, keys: map[string]string{}}
+// newInputBuilder starts an Input; lockHint is how many lock operations to
+// make room for (a guess is fine: it saves growing a large slice).
+func newInputBuilder(keepPairs bool, lockHint int) *inputBuilder {
+	in := &Input{locks: make([]lockOp, 0, lockHint)}
+	return &inputBuilder{in: in, keepPairs: keepPairs, open: map[int]openRecord{}, procs: map[int]bool{}, keys: map[string]string{}}
 }
 
 // add takes op, operation number n of the history (history.Pairer's).

@@ -210,9 +210,19 @@ func partitionByKey(ops []porcupine.Operation) ([]string, [][]porcupine.Operatio
 // Leases are told apart by their harness lease id, never by the lock's
 // token: a lock that hands every client the same token is still caught.
 func searchable(locks []lockOp) (keys []string, byKey map[string][]*lockOp) {
-	uses := map[leaseID]int{}
+	uses := map[leaseID]int{} // of the leases of info acquires only: they are few
 	for i := range locks {
-		uses[leaseID{locks[i].key, locks[i].lease}]++
+		if l := &locks[i]; l.f == history.Acquire && l.output().Type == history.Info {
+			uses[leaseID{l.key, l.lease}] = 0
+		}
+	}
+	if len(uses) > 0 {
+		for i := range locks {
+			id := leaseID{locks[i].key, locks[i].lease}
+			if n, ok := uses[id]; ok {
+				uses[id] = n + 1
+			}
+		}
 	}
 	byKey = map[string][]*lockOp{}
 	for i := range locks {

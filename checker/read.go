@@ -21,7 +21,11 @@ func CheckFile(path string, opts Options) (Report, error) {
 		return Report{}, err
 	}
 	defer f.Close()
-	r, err := CheckReader(f, opts)
+	hint := 0
+	if st, err := f.Stat(); err == nil {
+		hint = int(min(st.Size()/lineBytes, 1<<26))
+	}
+	r, err := checkReader(f, opts, hint)
 	if err != nil {
 		return r, fmt.Errorf("%s: %w", path, err)
 	}
@@ -36,6 +40,16 @@ func CheckFile(path string, opts Options) (Report, error) {
 // line is checked, and Report.Tail and the reason say where the history
 // was cut.
 func CheckReader(r io.Reader, opts Options) (Report, error) {
+	return checkReader(r, opts, 0)
+}
+
+// lineBytes is a little less than the length of two history lines (a
+// lock operation's invocation and completion), for guessing how many lock
+// operations a file holds: a guess too high wastes a little, one too low
+// grows the slice once.
+const lineBytes = 2 * 120
+
+func checkReader(r io.Reader, opts Options, lockHint int) (Report, error) {
 	names, err := opts.checkers()
 	if err != nil {
 		return Report{}, err
@@ -44,7 +58,7 @@ func CheckReader(r io.Reader, opts Options) (Report, error) {
 	for _, n := range names {
 		keepPairs = keepPairs || !streamable[n]
 	}
-	b := newInputBuilder(keepPairs)
+	b := newInputBuilder(keepPairs, lockHint)
 	var ops []history.Op
 	read := 0
 	tail, err := history.Scan(r, func(op history.Op, n int) error {

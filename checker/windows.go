@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 
 	"github.com/deadbolt-lab/deadbolt/history"
@@ -40,20 +42,13 @@ func Holds(ops []history.Op) (map[string][]Hold, error) {
 	return in.Holds, nil
 }
 
-// leaseEvent is a moment that changes what a client believes it holds.
+// leaseEvent is a moment that changes what a client believes it holds:
+// an ok acquire or renewal (at its completion), or a release (at its
+// invocation), of the lock operation locks[lock].
 type leaseEvent struct {
-	index int // history index, which breaks ties in time
 	time  int64
-	f     history.F // Acquire and Renew: an ok; Release: the invocation
-	// from is the invocation time of an ok acquire or renewal, from
-	// which its TTL runs.
-	from    int64
-	ttl     int64
-	key     string
-	lease   string
-	owner   string
-	process int
-	fence   int64
+	index int32 // history index, which breaks ties in time
+	lock  int32
 }
 
 type openLease struct {
@@ -89,33 +84,34 @@ func holdsByKey(locks []lockOp, end int64) (out map[string][]Hold, expired []str
 		}
 	}
 	for _, ev := range leaseEvents(locks) {
-		l := open[ev.lease]
-		switch ev.f {
+		op := &locks[ev.lock]
+		l := open[op.lease]
+		switch op.f {
 		case history.Acquire:
 			if l != nil {
 				continue // one grant per lease id; a second ok changes nothing
 			}
-			open[ev.lease] = &openLease{
-				key: ev.key,
-				hold: Hold{Lease: ev.lease, Process: ev.process, Owner: ev.owner, Fence: ev.fence,
-					AcquiredAt: ev.time, AcquireIndex: ev.index},
-				deadline: expiry(ev.from, ev.ttl), ttl: ev.ttl, first: true,
+			open[op.lease] = &openLease{
+				key: op.key,
+				hold: Hold{Lease: op.lease, Process: int(op.process), Owner: op.owner, Fence: op.fence,
+					AcquiredAt: ev.time, AcquireIndex: int(ev.index)},
+				deadline: expiry(op.call, op.ttl), ttl: op.ttl, first: true,
 			}
 		case history.Renew:
 			if l == nil {
 				continue // renewing a lease this client never held or already released
 			}
-			ttl := firstOf(ev.ttl, l.ttl)
-			if ev.from < l.deadline {
-				l.deadline = max(l.deadline, expiry(ev.from, ttl))
+			ttl := firstOf(op.ttl, l.ttl)
+			if op.call < l.deadline {
+				l.deadline = max(l.deadline, expiry(op.call, ttl))
 				continue
 			}
 			emit(l, l.deadline)
-			l.hold.AcquiredAt, l.deadline, l.first = ev.time, expiry(ev.from, ttl), false
+			l.hold.AcquiredAt, l.deadline, l.first = ev.time, expiry(op.call, ttl), false
 		case history.Release:
 			if l != nil {
 				emit(l, min(ev.time, l.deadline))
-				delete(open, ev.lease)
+				delete(open, op.lease)
 			}
 		}
 	}
@@ -135,23 +131,18 @@ func holdsByKey(locks []lockOp, end int64) (out map[string][]Hold, expired []str
 }
 
 func leaseEvents(locks []lockOp) []leaseEvent {
-	var evs []leaseEvent
-	for _, l := range locks {
+	evs := make([]leaseEvent, 0, len(locks))
+	for i := range locks {
+		l := &locks[i]
 		switch {
 		case l.f == history.Release:
-			evs = append(evs, leaseEvent{index: int(l.invIndex), time: l.call, f: l.f, key: l.key, lease: l.lease, process: int(l.process)})
+			evs = append(evs, leaseEvent{time: l.call, index: l.invIndex, lock: int32(i)})
 		case (l.f == history.Acquire || l.f == history.Renew) && l.outcome == history.OK:
-			evs = append(evs, leaseEvent{
-				index: int(l.doneIndex), time: l.done, f: l.f, from: l.call, ttl: l.ttl,
-				key: l.key, lease: l.lease, process: int(l.process), owner: l.owner, fence: l.fence,
-			})
+			evs = append(evs, leaseEvent{time: l.done, index: l.doneIndex, lock: int32(i)})
 		}
 	}
-	sort.Slice(evs, func(i, j int) bool {
-		if evs[i].time != evs[j].time {
-			return evs[i].time < evs[j].time
-		}
-		return evs[i].index < evs[j].index
+	slices.SortFunc(evs, func(a, b leaseEvent) int {
+		return cmp.Or(cmp.Compare(a.time, b.time), cmp.Compare(a.index, b.index))
 	})
 	return evs
 }

@@ -65,9 +65,53 @@ func (t Tail) String() string {
 	return fmt.Sprintf("line %d, the last, was cut short (%d bytes, no newline, not a whole operation): the run stopped while writing it", t.CutLine, t.CutBytes)
 }
 
-// unknownFields makes decoding reject a field Op does not have: a history
-// written by something else must not be half understood.
-var unknownFields = json.RejectUnknownMembers(true)
+// decodeOptions make decoding reject a field Op does not have (a history
+// written by something else must not be half understood), and read the
+// type and f of an operation as the constants they name, rather than
+// allocating each line's own copy.
+var decodeOptions = json.JoinOptions(
+	json.RejectUnknownMembers(true),
+	json.WithUnmarshalers(json.JoinUnmarshalers(
+		json.UnmarshalFromFunc(func(dec *jsontext.Decoder, t *Type) error {
+			s, err := constant(dec, typeNames)
+			*t = Type(s)
+			return err
+		}),
+		json.UnmarshalFromFunc(func(dec *jsontext.Decoder, f *F) error {
+			s, err := constant(dec, fNames)
+			*f = F(s)
+			return err
+		}),
+	)),
+)
+
+var (
+	typeNames = []string{string(Invoke), string(OK), string(Fail), string(Info)}
+	fNames    = []string{string(Acquire), string(Release), string(Renew), string(Lost), string(Read), string(Write),
+		string(Order), string(FaultStart), string(FaultEnd)}
+)
+
+// constant reads a JSON string, returning the one of names it equals
+// without allocating, or a copy of it when it is none of them (Validate
+// rejects it then).
+func constant(dec *jsontext.Decoder, names []string) (string, error) {
+	v, err := dec.ReadValue()
+	if err != nil {
+		return "", err
+	}
+	if v.Kind() != '"' {
+		return "", fmt.Errorf("want a string, got %s", v)
+	}
+	if raw := v[1 : len(v)-1]; bytes.IndexByte(raw, '\\') < 0 {
+		for _, n := range names {
+			if string(raw) == n {
+				return n, nil
+			}
+		}
+	}
+	b, err := jsontext.AppendUnquote(nil, v)
+	return string(b), err
+}
 
 // Scan reads a JSON-lines history one operation at a time, validating each
 // as Parse does (fields, index sequence, harness time order, pairing), and
@@ -91,6 +135,7 @@ func Scan(r io.Reader, fn func(op Op, n int) error) (Tail, error) {
 	})
 	var (
 		p           Pairer
+		op          Op // one for every line: decoding into it allocates it once
 		line, count int
 		lastHarness int64
 	)
@@ -100,8 +145,8 @@ func Scan(r io.Reader, fn func(op Op, n int) error) (Tail, error) {
 		if len(b) == 0 {
 			continue
 		}
-		var op Op
-		if err := json.Unmarshal(b, &op, unknownFields); err != nil {
+		op = Op{} // decoding merges into what is there
+		if err := json.Unmarshal(b, &op, decodeOptions); err != nil {
 			if unterminated && !jsontext.Value(b).IsValid() {
 				tail = Tail{CutLine: line, CutBytes: len(sc.Bytes())}
 				break
