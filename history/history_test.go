@@ -2,6 +2,8 @@ package history_test
 
 import (
 	"bytes"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/history/historytest"
 )
 
 func TestRecordThenReadRoundTrips(t *testing.T) {
@@ -174,4 +177,36 @@ func TestCutLastLineIsReportedNotFatal(t *testing.T) {
 	ops, err := history.Parse(strings.NewReader(strings.TrimSuffix(whole, "\n")))
 	require.NoError(t, err)
 	require.Len(t, ops, 2)
+}
+
+// Lines are decoded in batches on several CPUs; errors still name their
+// line, and a scan stopped early by its caller or by a bad line ends.
+func TestScanAcrossBatches(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, historytest.WriteJSONL(&buf, historytest.Generate(historytest.Config{Seed: 3, Keys: 4, Clients: 8, Ops: 5000}).Ops))
+	lines := strings.SplitAfter(buf.String(), "\n")
+	n := 0
+	_, err := history.Scan(strings.NewReader(buf.String()), func(op history.Op, _ int) error {
+		require.Equal(t, n, op.Index, "in order")
+		n++
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, len(lines)-1, n)
+
+	bad := slices.Clone(lines)
+	bad[2999] = `{"index":2999,"oops":1}` + "\n"
+	_, err = history.Scan(strings.NewReader(strings.Join(bad, "")), func(history.Op, int) error { return nil })
+	require.ErrorContains(t, err, "line 3000: not a history operation")
+
+	stop := errors.New("enough")
+	seen := 0
+	_, err = history.Scan(strings.NewReader(buf.String()), func(history.Op, int) error {
+		if seen++; seen == 10 {
+			return stop
+		}
+		return nil
+	})
+	require.ErrorIs(t, err, stop)
+	require.Equal(t, 10, seen)
 }

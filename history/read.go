@@ -1,9 +1,7 @@
 package history
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -111,82 +109,4 @@ func constant(dec *jsontext.Decoder, names []string) (string, error) {
 	}
 	b, err := jsontext.AppendUnquote(nil, v)
 	return string(b), err
-}
-
-// Scan reads a JSON-lines history one operation at a time, validating each
-// as Parse does (fields, index sequence, harness time order, pairing), and
-// calls fn with it and its operation number (see Pairer.Add). Errors name
-// the line. A last line that lacks its newline and is not a whole
-// operation is not an error: Scan stops there and says so in the Tail.
-func Scan(r io.Reader, fn func(op Op, n int) error) (Tail, error) {
-	var tail Tail
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 256*1024), 16*1024*1024)
-	unterminated := false
-	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			return i + 1, data[:i], nil
-		}
-		if atEOF && len(data) > 0 {
-			unterminated = true
-			return len(data), data, nil
-		}
-		return 0, nil, nil
-	})
-	var (
-		p           Pairer
-		op          Op // one for every line: decoding into it allocates it once
-		line, count int
-		lastHarness int64
-	)
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		op = Op{} // decoding merges into what is there
-		if err := json.Unmarshal(b, &op, decodeOptions); err != nil {
-			if unterminated && !jsontext.Value(b).IsValid() {
-				tail = Tail{CutLine: line, CutBytes: len(sc.Bytes())}
-				break
-			}
-			return tail, fmt.Errorf("line %d: not a history operation: %v", line, err)
-		}
-		if err := op.Validate(); err != nil {
-			return tail, fmt.Errorf("line %d: %v", line, err)
-		}
-		if op.Index != count {
-			return tail, fmt.Errorf("line %d: index %d, want %d", line, op.Index, count)
-		}
-		// Harness-stamped times never go backwards; client-stamped events
-		// are recorded when their report arrives, a little late.
-		if op.Stamp == "" {
-			if op.Time < lastHarness {
-				return tail, fmt.Errorf("line %d: time goes backwards", line)
-			}
-			lastHarness = op.Time
-		}
-		n, err := p.Add(op)
-		if err != nil {
-			return tail, fmt.Errorf("line %d: %v", line, err)
-		}
-		if err := fn(op, n); err != nil {
-			return tail, err
-		}
-		count++
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return tail, fmt.Errorf("line %d: longer than 16MB: not a history operation", line+1)
-		}
-		return tail, fmt.Errorf("line %d: %w", line+1, err)
-	}
-	if count == 0 {
-		if tail.Cut() {
-			return tail, fmt.Errorf("empty history: %s", tail)
-		}
-		return tail, fmt.Errorf("empty history")
-	}
-	return tail, nil
 }
