@@ -92,6 +92,11 @@ func (c liveness) Check(in *Input) Result {
 			last[l.key][end] = l.lease
 		case l.f == history.Acquire && l.refused:
 			refused[l.key] = append(refused[l.key], span{l.call, l.done})
+		case l.f == history.Acquire:
+			// A failure that is no refusal may have held the key until it
+			// answered: simple-wait takes the key, then rolls it back when
+			// no replica acknowledged; RedLock undoes a minority it got.
+			cover[l.key] = append(cover[l.key], span{l.call, l.done})
 		}
 		if l.f == history.Acquire && l.ttl > 0 {
 			ttls[l.key] = l.ttl

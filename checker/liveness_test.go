@@ -98,6 +98,18 @@ func TestLivenessLegalLookAlikes(t *testing.T) {
 			refused(3, "k", "y", ms(394), ms(423), ms(300)).
 			refused(4, "k", "z", ms(414), ms(416), ms(300)).
 			acquire(5, "k", "a", ms(415), ms(416), ms(300), 0),
+		// Acquires that took the key, found no replica and rolled it back
+		// (simple-wait on an isolated master) explain the refusals beside
+		// them (failover-simple-wait in make scenario, 2026-11-22).
+		"rolled-back acquires": func() *builder {
+			b := newHistory()
+			for t := int64(0); t < 1000; t += 100 {
+				b.acquireAs(history.Fail, 1, "k", "w"+at(ms(t)), ms(t), ms(t+100), ms(300))
+				b.refused(2, "k", "x"+at(ms(t)), ms(t+10), ms(t+20), ms(300))
+				b.refused(3, "k", "y"+at(ms(t)), ms(t+30), ms(t+40), ms(300))
+			}
+			return b
+		}(),
 		// A single refusal is no evidence.
 		"one refusal": newHistory().acquire(1, "k", "a", ms(0), ms(10), ms(100), 0).
 			refused(2, "k", "x", ms(500), ms(501), ms(100)),

@@ -53,6 +53,10 @@ var (
 	ErrNotHeld     = errors.New("lock was no longer held")
 	// ErrNoEffect marks a call that certainly never reached Redis.
 	ErrNoEffect = errors.New("request never reached Redis")
+	// ErrUndone marks a failed acquire that took the key on some node and
+	// gave it back before answering (simple-wait's rollback, RedLock's
+	// minority): not a refusal, since for a while the key was its own.
+	ErrUndone = errors.New("taken and given back")
 )
 
 // Failed reports whether err proves the operation had no effect (a history
@@ -262,7 +266,7 @@ func oneClient(name string, clients []*redis.Client) (*redis.Client, error) {
 // opposed to one that could not reach the service or ran out of time: the
 // difference between a lock that stays taken and one that is unreachable.
 func Refused(err error) bool {
-	if !errors.Is(err, ErrNotAcquired) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+	if !errors.Is(err, ErrNotAcquired) || errors.Is(err, ErrUndone) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return false
 	}
 	var op *net.OpError

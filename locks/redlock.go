@@ -49,6 +49,9 @@ func (r *Redlock) try(ctx context.Context, key string) (*Lease, error) {
 	}
 	// Undo the minority we may hold, including SETs that timed out but landed.
 	_ = r.Release(context.WithoutCancel(ctx), l)
+	if got > 0 {
+		return nil, fmt.Errorf("%w: %d of %d masters, quorum %d (%w)", ErrNotAcquired, got, len(r.nodes), r.quorum, ErrUndone)
+	}
 	return nil, fmt.Errorf("%w: %d of %d masters, quorum %d", ErrNotAcquired, got, len(r.nodes), r.quorum)
 }
 

@@ -95,7 +95,7 @@ func (s *SimpleWait) try(ctx context.Context, key string) (*Lease, error) {
 		// The SET may still stand under our token: the outcome is unknown.
 		return nil, fmt.Errorf("%w; roll back: %w", why, rerr)
 	}
-	return nil, fmt.Errorf("%w: %w, rolled back", ErrNotAcquired, why)
+	return nil, fmt.Errorf("%w: %w, rolled back (%w)", ErrNotAcquired, why, ErrUndone)
 }
 
 func (s *SimpleWait) Release(ctx context.Context, l *Lease) error {
