@@ -134,7 +134,7 @@ var leaseModel = porcupine.NondeterministicModel{
 	Init: func() []any { return []any{leaseState{}} },
 	Step: func(state, input, _ any) []any {
 		l := input.(*lockOp)
-		return stepLease(state.(leaseState), l.input(), l.output())
+		return stepLease(state.(leaseState), l.stepInput(), l.output())
 	},
 	Hash: func(state any) uint64 { return maphash.Comparable(stateSeed, state.(leaseState)) },
 	DescribeOperation: func(input, _ any) string {
@@ -163,6 +163,11 @@ var keyedModel = func() porcupine.NondeterministicModel {
 
 func (l *lockOp) input() lockInput {
 	return lockInput{F: l.f, Key: l.key, Lease: l.lease, Owner: l.owner, Process: int(l.process), TTL: l.ttl, Call: l.call, Index: int(l.invIndex)}
+}
+
+// stepInput is input with only what stepLease reads, for the hot path.
+func (l *lockOp) stepInput() lockInput {
+	return lockInput{F: l.f, Lease: l.lease, TTL: l.ttl, Call: l.call}
 }
 
 // output: an operation that did not complete, or ended info, returns at

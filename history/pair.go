@@ -53,9 +53,13 @@ type pairKey struct {
 	f              F
 }
 
+// openOp is what a completion is checked against: a few fields of its
+// invocation, not all of it.
 type openOp struct {
-	n   int
-	inv Op
+	n, index   int
+	time       int64
+	f          F
+	key, lease string
 }
 
 func keyOf(op Op) pairKey {
@@ -83,11 +87,11 @@ func (p *Pairer) Add(op Op) (n int, err error) {
 	id := keyOf(op)
 	if op.Type == Invoke {
 		if o, ok := p.open[id]; ok {
-			return 0, fmt.Errorf("op %d: %s invoked again while op %d is open", op.Index, id, o.inv.Index)
+			return 0, fmt.Errorf("op %d: %s invoked again while op %d is open", op.Index, id, o.index)
 		}
 		n = p.n
 		p.n++
-		p.open[id] = openOp{n: n, inv: op}
+		p.open[id] = openOp{n: n, index: op.Index, time: op.Time, f: op.F, key: op.Key, lease: op.Lease}
 		return n, nil
 	}
 	o, ok := p.open[id]
@@ -97,12 +101,11 @@ func (p *Pairer) Add(op Op) (n int, err error) {
 	if !ok {
 		return 0, fmt.Errorf("op %d: %s completes an operation that was never invoked", op.Index, id)
 	}
-	inv := o.inv
-	if inv.F != op.F || inv.Key != op.Key || inv.Lease != op.Lease {
-		return 0, fmt.Errorf("op %d: completion %s %q %s does not match invocation %d (%s %q %s)", op.Index, op.F, op.Key, op.Lease, inv.Index, inv.F, inv.Key, inv.Lease)
+	if o.f != op.F || o.key != op.Key || o.lease != op.Lease {
+		return 0, fmt.Errorf("op %d: completion %s %q %s does not match invocation %d (%s %q %s)", op.Index, op.F, op.Key, op.Lease, o.index, o.f, o.key, o.lease)
 	}
-	if op.Time < inv.Time {
-		return 0, fmt.Errorf("op %d: completes at %d, before its invocation %d at %d", op.Index, op.Time, inv.Index, inv.Time)
+	if op.Time < o.time {
+		return 0, fmt.Errorf("op %d: completes at %d, before its invocation %d at %d", op.Index, op.Time, o.index, o.time)
 	}
 	delete(p.open, id)
 	return o.n, nil
@@ -115,8 +118,7 @@ func (p *Pairer) openInstance(op Op) (pairKey, openOp, bool) {
 	var found openOp
 	ok := false
 	for id, o := range p.open {
-		inv := o.inv
-		if inv.Process == NemesisProcess && inv.Fault == op.Fault && inv.F == op.F && (!ok || o.n < found.n) {
+		if id.process == NemesisProcess && id.fault == op.Fault && o.f == op.F && (!ok || o.n < found.n) {
 			best, found, ok = id, o, true
 		}
 	}
