@@ -39,7 +39,10 @@ type Anomaly struct {
 
 // Anomaly kinds.
 const (
-	KindDoubleHold         = "double-hold"
+	KindDoubleHold = "double-hold"
+	// KindReleaseNotHeld is an ok release by a lease that did not hold the
+	// key: never granted it, or another lease's lock it removed.
+	KindReleaseNotHeld     = "release-not-held"
 	KindNoLegalOrder       = "no-legal-order"
 	KindLiveness           = "liveness"
 	KindLostUpdate         = "lost-update"
@@ -86,7 +89,7 @@ func Lookup(name string) error {
 }
 
 // DefaultCheckers judge the lock service itself; every workload runs them.
-var DefaultCheckers = []string{"double-holds", "lease-lock", "liveness"}
+var DefaultCheckers = []string{"double-holds", "lease-lock", "liveness", "releases"}
 
 // sortAnomalies orders anomalies by time, then kind and key.
 func sortAnomalies(as []Anomaly) {

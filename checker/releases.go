@@ -1,0 +1,148 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+func init() {
+	Register("releases", "an ok release by a lease that did not hold the key: one never granted, or one that removed the lock of the lease holding the key",
+		func(Options) Checker { return releases{} })
+}
+
+// releases judges what a release that succeeded says about the lock. An
+// owner-checked lock releases only its own lease, so an ok release is
+// impossible when its lease was never granted the key (no acquire of it
+// that succeeded, or that may have), and wrong when another lease held
+// the key throughout the release while the releasing lease's own window
+// had closed: the lock removed someone else's lock (the plain-DEL
+// release), or said it released what it did not hold. Neither is a double
+// hold, and neither is reported as one. A release whose own window was
+// still open while another lease held the key is the double hold's doing,
+// and the double-holds checker reports it.
+type releases struct{}
+
+// BadRelease is one ok release by a lease that did not hold the key.
+type BadRelease struct {
+	Key     string `json:"key"`
+	Lease   string `json:"lease"`
+	Process int    `json:"process"`
+	// Invoked and Done bound when the release took effect; Index is its
+	// invocation's history index.
+	Invoked int64 `json:"invoked"`
+	Done    int64 `json:"done"`
+	Index   int   `json:"index"`
+	// NeverGranted: no acquire of Lease on Key succeeded or may have.
+	NeverGranted bool `json:"never_granted,omitempty"`
+	// Holder held the key throughout the release: its lock was removed.
+	Holder *Hold `json:"holder,omitempty"`
+}
+
+func (b BadRelease) String() string {
+	s := fmt.Sprintf("process %d released lease %s of key %q (ok, between %s and %s, op %d)", b.Process, b.Lease, b.Key, at(b.Invoked), at(b.Done), b.Index)
+	if b.NeverGranted {
+		return s + ", a lease never granted that key: an impossible release"
+	}
+	return s + fmt.Sprintf(" after its own holding window had closed, while %s held the key throughout: the release removed someone else's lock", holder(*b.Holder))
+}
+
+func (releases) Check(in *Input) Result {
+	r := newResult("releases")
+	found := badReleases(in)
+	r.Details = found
+	r.Metrics["bad_releases"] = int64(len(found))
+	for _, b := range found {
+		leases := []string{b.Lease}
+		if b.Holder != nil {
+			leases = append(leases, b.Holder.Lease)
+		}
+		r.Anomalies = append(r.Anomalies, Anomaly{Kind: KindReleaseNotHeld, At: b.Invoked, Key: b.Key, Leases: leases, Text: b.String()})
+	}
+	if len(found) == 0 {
+		r.Reason = "every release that succeeded was by a lease that held its key."
+		return r
+	}
+	r.Verdict = Invalid
+	r.Reason = fmt.Sprintf("the lock released what it did not hold: %s by a lease that did not hold the key (the first: %s).",
+		plural(len(found), "ok release"), found[0])
+	return r
+}
+
+func badReleases(in *Input) []BadRelease {
+	granted := map[leaseID]bool{}
+	for i := range in.locks {
+		if l := &in.locks[i]; l.f == history.Acquire && l.outcome != history.Fail {
+			granted[leaseID{l.key, l.lease}] = true
+		}
+	}
+	until := map[string][]int64{} // key -> the latest Until among its first i+1 holds
+	found := []BadRelease{}
+	for i := range in.locks {
+		l := &in.locks[i]
+		if l.f != history.Release || l.outcome != history.OK || l.process < 0 {
+			continue
+		}
+		b := BadRelease{Key: l.key, Lease: l.lease, Process: int(l.process), Invoked: l.call, Done: l.done, Index: int(l.invIndex)}
+		if !granted[leaseID{l.key, l.lease}] {
+			b.NeverGranted = true
+			found = append(found, b)
+			continue
+		}
+		holds := in.Holds[l.key]
+		if until[l.key] == nil {
+			until[l.key] = latestUntil(holds)
+		}
+		if h := heldThroughout(holds, until[l.key], l); h != nil {
+			b.Holder = h
+			found = append(found, b)
+		}
+	}
+	sort.SliceStable(found, func(i, j int) bool { return found[i].Invoked < found[j].Invoked })
+	return found
+}
+
+func latestUntil(holds []Hold) []int64 {
+	out := make([]int64, len(holds))
+	var m int64
+	for i, h := range holds {
+		m = max(m, h.Until)
+		out[i] = m
+	}
+	return out
+}
+
+// heldThroughout finds another lease's window that covers the whole of
+// release l while l's own lease held nothing when it was invoked; holds
+// are one key's, by acquisition, and until their running latest Until.
+func heldThroughout(holds []Hold, until []int64, l *lockOp) *Hold {
+	// Holds acquired by the release's invocation; walk back while one of
+	// them may still last past its completion.
+	n, _ := slices.BinarySearchFunc(holds, l.call, func(h Hold, t int64) int {
+		if h.AcquiredAt <= t {
+			return -1
+		}
+		return 1
+	})
+	var other *Hold
+	own := false
+	for j := n - 1; j >= 0; j-- {
+		h := &holds[j]
+		if h.Lease == l.lease && h.Until >= l.call {
+			own = true
+		}
+		if other == nil && h.Lease != l.lease && h.Until >= l.done {
+			other = h
+		}
+		if until[j] < l.call {
+			break // nothing earlier reaches the release
+		}
+	}
+	if own || other == nil {
+		return nil
+	}
+	c := *other
+	return &c
+}
