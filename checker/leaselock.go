@@ -55,6 +55,11 @@ type leaseState struct {
 	Granted  int64
 	Earliest int64
 	Latest   int64
+	// Floor is the earliest moment the key can have reached this state:
+	// the next operation takes effect no earlier, so one that returned
+	// before it cannot come next. Without it a release dated after a late
+	// grant would free the key for an operation that ended long before.
+	Floor int64
 }
 
 func (s leaseState) String() string {
@@ -74,26 +79,29 @@ func (s leaseState) String() string {
 // lease: their own lease must not then be dated from their invocation, or
 // it would look expired early and excuse the next grant.
 func grant(s leaseState, in lockInput, out lockOutput) []any {
-	from := in.Call
+	from := max(in.Call, s.Floor)
 	if s.Held && s.Lease != in.Lease {
-		if s.Earliest > out.Return {
-			return nil
-		}
 		from = max(from, s.Earliest)
 	}
 	from = max(from, s.Granted)
+	if from > out.Return {
+		return nil
+	}
 	return []any{leaseState{Held: true, Lease: in.Lease, TTL: in.TTL, Granted: from,
-		Earliest: expiry(from, in.TTL), Latest: expiry(out.Return, in.TTL)}}
+		Earliest: expiry(from, in.TTL), Latest: expiry(out.Return, in.TTL), Floor: from}}
 }
 
 // renewal moves the expiry of the holder's own lease, renewed no earlier
-// than its invocation nor than the lease's grant. Without a TTL of its own
-// a renewal reuses the lease's.
-func renewal(s leaseState, in lockInput, out lockOutput) leaseState {
+// than its invocation nor than the lease's grant (nothing when it returned
+// before that). Without a TTL of its own a renewal reuses the lease's.
+func renewal(s leaseState, in lockInput, out lockOutput) []any {
 	ttl := firstOf(in.TTL, s.TTL)
-	s.Granted = max(in.Call, s.Granted)
-	s.Earliest, s.Latest = expiry(s.Granted, ttl), expiry(out.Return, ttl)
-	return s
+	s.Granted = max(in.Call, s.Granted, s.Floor)
+	if s.Granted > out.Return {
+		return nil
+	}
+	s.Earliest, s.Latest, s.Floor = expiry(s.Granted, ttl), expiry(out.Return, ttl), s.Granted
+	return []any{s}
 }
 
 // stepLease lists every state the key can be in after the operation, none
@@ -112,12 +120,12 @@ func stepLease(s leaseState, in lockInput, out lockOutput) []any {
 	case history.Acquire:
 		took = grant(s, in, out)
 	case history.Release:
-		if mine {
-			took = []any{leaseState{}}
+		if at := max(in.Call, s.Floor); mine && at <= out.Return {
+			took = []any{leaseState{Floor: at}}
 		}
 	case history.Renew:
 		if mine {
-			took = []any{renewal(s, in, out)}
+			took = renewal(s, in, out)
 		}
 	}
 	if out.Type == history.Info {

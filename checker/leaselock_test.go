@@ -168,7 +168,8 @@ func TestLeaseLockLegalHistories(t *testing.T) {
 func TestStepLeaseInfoKeepsBothOutcomes(t *testing.T) {
 	held := leaseState{Held: true, Lease: "a", TTL: ms(100), Granted: ms(0), Earliest: ms(100), Latest: ms(110)}
 	in := lockInput{F: history.Release, Key: "k", Lease: "a", Call: ms(20)}
-	assert.Equal(t, []any{held, leaseState{}}, stepLease(held, in, lockOutput{Type: history.Info, Return: never}))
+	assert.Equal(t, []any{held, leaseState{Floor: ms(20)}}, stepLease(held, in, lockOutput{Type: history.Info, Return: never}),
+		"released no earlier than invoked")
 	assert.Equal(t, []any{held}, stepLease(held, in, lockOutput{Type: history.Fail, Return: ms(30)}))
 	in.Lease = "b"
 	assert.Empty(t, stepLease(held, in, lockOutput{Type: history.OK, Return: ms(30)}))
@@ -176,8 +177,34 @@ func TestStepLeaseInfoKeepsBothOutcomes(t *testing.T) {
 
 	acq := lockInput{F: history.Acquire, Key: "k", Lease: "b", TTL: ms(100), Call: ms(20)}
 	// b's grant cannot precede a's earliest expiry, so b's lease is dated from there.
-	assert.Equal(t, []any{held, leaseState{Held: true, Lease: "b", TTL: ms(100), Granted: ms(100), Earliest: ms(200), Latest: never}},
+	assert.Equal(t, []any{held, leaseState{Held: true, Lease: "b", TTL: ms(100), Granted: ms(100), Earliest: ms(200), Latest: never, Floor: ms(100)}},
 		stepLease(held, acq, lockOutput{Type: history.Info, Return: never}))
+}
+
+// A state reached late bounds what can follow it: an operation that
+// returned before the key can have reached the state cannot come next.
+func TestStepLeaseNothingFollowsAStateItEndedBefore(t *testing.T) {
+	free := leaseState{Floor: ms(1000)} // freed no earlier than 1s
+	acq := lockInput{F: history.Acquire, Key: "k", Lease: "b", TTL: ms(100), Call: ms(20)}
+	assert.Empty(t, stepLease(free, acq, lockOutput{Type: history.OK, Return: ms(80)}))
+	assert.Len(t, stepLease(free, acq, lockOutput{Type: history.OK, Return: ms(1080)}), 1)
+
+	held := leaseState{Held: true, Lease: "b", TTL: ms(100), Granted: ms(1000), Earliest: ms(1100), Latest: ms(1100), Floor: ms(1000)}
+	rel := lockInput{F: history.Release, Key: "k", Lease: "b", Call: ms(20)}
+	assert.Empty(t, stepLease(held, rel, lockOutput{Type: history.OK, Return: ms(80)}))
+	ren := lockInput{F: history.Renew, Key: "k", Lease: "b", TTL: ms(100), Call: ms(20)}
+	assert.Empty(t, stepLease(held, ren, lockOutput{Type: history.OK, Return: ms(80)}))
+}
+
+// Leases whose acquires and releases all timed out may each take the key
+// and give it back at any later time, but never before a grant that
+// returned: they cannot excuse b's grant inside a's lease. (Before states
+// kept a floor, an unknown release dated after a's expiry freed the key
+// for b, which had answered long before.)
+func TestLeaseLockUnknownHandoffsDoNotExcuseAnEarlyGrant(t *testing.T) {
+	r, err := LeaseLock(hardKey(3), 10*time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, Invalid, r.Verdict)
 }
 
 // bigHistory is a legal history large enough that porcupine cannot finish
