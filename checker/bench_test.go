@@ -115,11 +115,11 @@ func mustBe(b *testing.B, want Verdict, r Report) {
 	}
 }
 
-// PeakUnit is the benchmark metric of the most memory the Go runtime held
+// peakUnit is the benchmark metric of the most memory the Go runtime held
 // from the operating system at once during the benchmark, in MB: what the
 // process's resident size is made of, as B/op (all bytes ever allocated)
-// is not.
-const PeakUnit = "peak-MB"
+// is not. reports.PeakUnit reads it.
+const peakUnit = "peak-MB"
 
 type peakWatch struct {
 	b    *testing.B
@@ -156,5 +156,5 @@ func watchPeak(b *testing.B) *peakWatch {
 
 func (w *peakWatch) report() {
 	close(w.stop)
-	w.b.ReportMetric(float64(<-w.done)/(1<<20), PeakUnit)
+	w.b.ReportMetric(float64(<-w.done)/(1<<20), peakUnit)
 }

@@ -33,16 +33,24 @@ type BenchResult struct {
 	// benchmark reports one: the ceiling's time over the row's, both timed
 	// interleaved in the same iterations, so machine noise cancels out.
 	VsCeilingRuns []float64
+	// PeakMB is the median of the peak-MB metric (the most memory the
+	// process held at once), 0 when the benchmark reports none.
+	PeakMB float64
 }
 
 // BenchTarget is one performance goal checked against the results.
 type BenchTarget struct {
-	Goal string
+	// Family is the benchmark family the goal is about.
+	Family string
+	Goal   string
 	// Ratio is the throughput ratio the goal is about; Met says whether it
 	// was reached. Missing names what the input lacked to tell (Met false).
 	Ratio   float64
 	Met     bool
 	Missing string
+	// Shown is the measured figure as printed, for goals not about a
+	// ratio ("1.84s"); empty for ratios.
+	Shown string
 }
 
 // BenchTable is a parsed benchmark output.
@@ -67,11 +75,11 @@ var (
 // ParseBench reads `go test -bench` output. A name is taken without its
 // "-GOMAXPROCS" suffix (so a benchmark name must not end in -<digits>).
 func ParseBench(r io.Reader) (*BenchTable, error) {
-	type runs struct{ ns, bytes, allocs, vs []float64 }
+	type runs struct{ ns, bytes, allocs, vs, peak []float64 }
 	byName := map[string]*runs{}
 	var order []string
 	add := func(name, metrics string) error {
-		ns, bytes, allocs, vs := -1.0, -1.0, -1.0, -1.0
+		ns, bytes, allocs, vs, peak := -1.0, -1.0, -1.0, -1.0, -1.0
 		f := strings.Fields(metrics)
 		for i := 0; i+1 < len(f); i += 2 {
 			v, err := strconv.ParseFloat(f[i], 64)
@@ -87,6 +95,8 @@ func ParseBench(r io.Reader) (*BenchTable, error) {
 				allocs = v
 			case VsCeilingUnit:
 				vs = v
+			case PeakUnit:
+				peak = v
 			}
 		}
 		if ns < 0 {
@@ -101,6 +111,9 @@ func ParseBench(r io.Reader) (*BenchTable, error) {
 		r.ns, r.bytes, r.allocs = append(r.ns, ns), append(r.bytes, bytes), append(r.allocs, allocs)
 		if vs > 0 {
 			r.vs = append(r.vs, vs)
+		}
+		if peak >= 0 {
+			r.peak = append(r.peak, peak)
 		}
 		return nil
 	}
@@ -147,10 +160,14 @@ func ParseBench(r io.Reader) (*BenchTable, error) {
 		for _, v := range r.ns {
 			spread = max(spread, math.Abs(v-med)/med)
 		}
-		t.Results = append(t.Results, BenchResult{
+		res := BenchResult{
 			Family: family, Name: sub, Runs: len(r.ns),
 			NsPerOp: med, BytesPerOp: median(r.bytes), AllocsPerOp: median(r.allocs), Spread: spread, NsRuns: r.ns, VsCeilingRuns: r.vs,
-		})
+		}
+		if len(r.peak) > 0 {
+			res.PeakMB = median(r.peak)
+		}
+		t.Results = append(t.Results, res)
 	}
 	return t, nil
 }
@@ -226,7 +243,8 @@ const AcquireReleaseFamily = "AcquireRelease"
 
 // Targets checks the lock benchmarks' goals: simple at >= 0.95x the
 // ceiling's throughput and faster than bsm and redsync; reentrant at
-// >= 0.8x simple's.
+// >= 0.8x simple's; and, when the input has the checker's benchmarks,
+// theirs (CheckerTargets).
 func (t *BenchTable) Targets() []BenchTarget {
 	fam := AcquireReleaseFamily
 	goal := func(goal, a, b string, atLeast float64) BenchTarget {
@@ -234,56 +252,136 @@ func (t *BenchTable) Targets() []BenchTarget {
 		rb, okB := t.Find(fam, b)
 		switch {
 		case !okA:
-			return BenchTarget{Goal: goal, Missing: a}
+			return BenchTarget{Family: fam, Goal: goal, Missing: a}
 		case !okB:
-			return BenchTarget{Goal: goal, Missing: b}
+			return BenchTarget{Family: fam, Goal: goal, Missing: b}
 		}
 		r := Throughput(ra, rb)
 		met := r >= atLeast
 		if atLeast == 1 {
 			met = r > 1
 		}
-		return BenchTarget{Goal: goal, Ratio: r, Met: met}
+		return BenchTarget{Family: fam, Goal: goal, Ratio: r, Met: met}
 	}
-	return []BenchTarget{
+	out := []BenchTarget{
 		goal("simple >= 0.95x ceiling", "simple", CeilingName, 0.95),
 		goal("simple faster than bsm", "simple", "bsm", 1),
 		goal("simple faster than redsync", "simple", "redsync", 1),
 		goal("reentrant >= 0.80x simple", "reentrant", "simple", 0.8),
 	}
+	return append(out, t.CheckerTargets()...)
 }
 
-// Write prints the results side by side, one family after the other, each
-// row with its throughput relative to its family's ceiling, then the
-// targets and any failures.
+// CheckerFamily is the checker's benchmarks (checker/bench_test.go).
+const CheckerFamily = "Checker"
+
+// PeakUnit is the checker benchmarks' memory metric: the most memory the
+// runtime held at once, in MB.
+const PeakUnit = "peak-MB"
+
+// CheckerTargets checks the checker's goals (issue 8): a 1M-line history
+// read and checked by the default checkers in under 2s and 300MB, and the
+// one contended key (50 clients, 10k operations, one planted double hold)
+// found invalid in under 5s (the benchmark fails when it is not found).
+// None when the input has no checker benchmark.
+func (t *BenchTable) CheckerTargets() []BenchTarget {
+	has := false
+	for _, r := range t.Results {
+		has = has || r.Family == CheckerFamily
+	}
+	if !has {
+		return nil
+	}
+	under := func(goal, name string, limit float64, value func(BenchResult) float64, show func(float64) string) BenchTarget {
+		r, ok := t.Find(CheckerFamily, name)
+		if !ok || value(r) <= 0 {
+			return BenchTarget{Family: CheckerFamily, Goal: goal, Missing: name}
+		}
+		v := value(r)
+		return BenchTarget{Family: CheckerFamily, Goal: goal, Ratio: v / limit, Met: v < limit, Shown: show(v)}
+	}
+	ns := func(r BenchResult) float64 { return r.NsPerOp }
+	return []BenchTarget{
+		under("1M ops read+checked < 2s", "read+check-1M", 2e9, ns, seconds),
+		under("1M ops read+checked < 300MB", "read+check-1M", 300,
+			func(r BenchResult) float64 { return r.PeakMB }, func(v float64) string { return fmt.Sprintf("%.0fMB", v) }),
+		under("planted 50x10k invalid < 5s", "planted-50x10k", 5e9, ns, seconds),
+	}
+}
+
+// Write prints the lock results side by side, one family after the
+// other, each row with its throughput relative to its family's ceiling,
+// then the checker's results, the targets and any failures.
 func (t *BenchTable) Write(w io.Writer) error {
+	var locks, checks []BenchResult
+	for _, r := range t.Results {
+		if r.Family == CheckerFamily {
+			checks = append(checks, r)
+		} else {
+			locks = append(locks, r)
+		}
+	}
 	width := len("BENCHMARK")
 	for _, r := range t.Results {
 		width = max(width, len(r.label()))
 	}
-	row := "%-*s %5s %10s %5s %8s %10s %7s %11s\n"
-	fmt.Fprintf(w, row, width, "BENCHMARK", "RUNS", "NS/OP", "±", "OPS/S", "ALLOCS/OP", "B/OP", "VS CEILING")
-	for _, r := range t.Results {
-		vs := "-"
-		if c, ok := t.Find(r.Family, CeilingName); ok {
-			vs = fmt.Sprintf("%.2fx", Throughput(r, c))
+	if len(locks) > 0 {
+		row := "%-*s %5s %10s %5s %8s %10s %7s %11s\n"
+		fmt.Fprintf(w, row, width, "BENCHMARK", "RUNS", "NS/OP", "±", "OPS/S", "ALLOCS/OP", "B/OP", "VS CEILING")
+		for _, r := range locks {
+			vs := "-"
+			if c, ok := t.Find(r.Family, CeilingName); ok {
+				vs = fmt.Sprintf("%.2fx", Throughput(r, c))
+			}
+			fmt.Fprintf(w, row, width, r.label(), strconv.Itoa(r.Runs), metric(r.NsPerOp),
+				fmt.Sprintf("%.0f%%", 100*r.Spread), metric(1e9/r.NsPerOp), metric(r.AllocsPerOp), metric(r.BytesPerOp), vs)
 		}
-		fmt.Fprintf(w, row, width, r.label(), strconv.Itoa(r.Runs), metric(r.NsPerOp),
-			fmt.Sprintf("%.0f%%", 100*r.Spread), metric(1e9/r.NsPerOp), metric(r.AllocsPerOp), metric(r.BytesPerOp), vs)
+		fmt.Fprintf(w, "\nNS/OP, ALLOCS/OP, B/OP: medians over RUNS; ±: the widest run's distance from the median;\n"+
+			"VS CEILING: throughput relative to the family's ceiling; where the row reports %s, the median\n"+
+			"over runs of the ceiling's time over the row's, both timed interleaved in the same iterations;\n"+
+			"otherwise the ceiling's ns/op over the row's in the same run.\n", VsCeilingUnit)
 	}
-	fmt.Fprintf(w, "\nNS/OP, ALLOCS/OP, B/OP: medians over RUNS; ±: the widest run's distance from the median;\n"+
-		"VS CEILING: throughput relative to the family's ceiling; where the row reports %s, the median\n"+
-		"over runs of the ceiling's time over the row's, both timed interleaved in the same iterations;\n"+
-		"otherwise the ceiling's ns/op over the row's in the same run.\n\ntargets (%s):\n", VsCeilingUnit, AcquireReleaseFamily)
+	if len(checks) > 0 {
+		if len(locks) > 0 {
+			fmt.Fprintln(w)
+		}
+		row := "%-*s %5s %10s %5s %10s %10s %8s\n"
+		fmt.Fprintf(w, row, width, "BENCHMARK", "RUNS", "TIME/OP", "±", "ALLOCS/OP", "MB/OP", "PEAK MB")
+		for _, r := range checks {
+			mb, peak := "-", "-"
+			if r.BytesPerOp >= 0 {
+				mb = fmt.Sprintf("%.0f", r.BytesPerOp/(1<<20))
+			}
+			if r.PeakMB > 0 {
+				peak = fmt.Sprintf("%.0f", r.PeakMB)
+			}
+			fmt.Fprintf(w, row, width, r.label(), strconv.Itoa(r.Runs), seconds(r.NsPerOp),
+				fmt.Sprintf("%.0f%%", 100*r.Spread), metric(r.AllocsPerOp), mb, peak)
+		}
+		fmt.Fprintf(w, "\nTIME/OP, ALLOCS/OP, MB/OP (all bytes allocated): medians over RUNS; PEAK MB: the most memory\n"+
+			"the runtime held at once during the benchmark, above what it held before.\n")
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	family := ""
 	for _, g := range t.Targets() {
+		if g.Family != family {
+			family = g.Family
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "\ntargets (%s):\n", family)
+		}
+		shown := fmt.Sprintf("%.2fx", g.Ratio)
+		if g.Shown != "" {
+			shown = g.Shown
+		}
 		switch {
 		case g.Missing != "":
 			fmt.Fprintf(tw, "  %s\t-\tn/a: no %s benchmark in the input\n", g.Goal, g.Missing)
 		case g.Met:
-			fmt.Fprintf(tw, "  %s\t%.2fx\tmet\n", g.Goal, g.Ratio)
+			fmt.Fprintf(tw, "  %s\t%s\tmet\n", g.Goal, shown)
 		default:
-			fmt.Fprintf(tw, "  %s\t%.2fx\tMISSED\n", g.Goal, g.Ratio)
+			fmt.Fprintf(tw, "  %s\t%s\tMISSED\n", g.Goal, shown)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -293,6 +391,14 @@ func (t *BenchTable) Write(w io.Writer) error {
 		fmt.Fprintf(w, "FAILED: %s\n", f)
 	}
 	return nil
+}
+
+// seconds formats ns/op for the checker's rows, which take seconds.
+func seconds(ns float64) string {
+	if ns < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3fs", ns/1e9)
 }
 
 func (r BenchResult) label() string {

@@ -111,3 +111,45 @@ BenchmarkAcquireRelease/redsync-2   4000  250000 ns/op  0.80 x-ceiling  2514 B/o
 	require.InDelta(t, 0.97/0.95, got["simple faster than bsm"], 1e-9)
 	require.InDelta(t, 0.90/0.97, got["reentrant >= 0.80x simple"], 1e-9)
 }
+
+// The checker's benchmarks print apart from the locks', in seconds and
+// megabytes, with their targets met or missed.
+func TestCheckerBenchmarksAndTargets(t *testing.T) {
+	out := benchOutput + `pkg: github.com/deadbolt-lab/deadbolt/checker
+BenchmarkChecker/read+check-1M-2   1  1840000000 ns/op  250.5 peak-MB  900000000 B/op  4000000 allocs/op
+BenchmarkChecker/read+check-1M-2   1  2100000000 ns/op  320.0 peak-MB  900000000 B/op  4000000 allocs/op
+BenchmarkChecker/read+check-1M-2   1  1900000000 ns/op  280.0 peak-MB  900000000 B/op  4000000 allocs/op
+BenchmarkChecker/planted-50x10k-2  30   40000000 ns/op   20.0 peak-MB   10000000 B/op    50000 allocs/op
+`
+	bt, err := ParseBench(strings.NewReader(out))
+	require.NoError(t, err)
+	c, ok := bt.Find(CheckerFamily, "read+check-1M")
+	require.True(t, ok)
+	require.Equal(t, 280.0, c.PeakMB, "the median run")
+	got := map[string]BenchTarget{}
+	for _, g := range bt.CheckerTargets() {
+		got[g.Goal] = g
+	}
+	require.True(t, got["1M ops read+checked < 2s"].Met, "1.9s")
+	require.True(t, got["1M ops read+checked < 300MB"].Met, "280MB")
+	require.True(t, got["planted 50x10k invalid < 5s"].Met)
+
+	var w bytes.Buffer
+	require.NoError(t, bt.Write(&w))
+	require.Regexp(t, `AcquireRelease/ceiling\s+3\s+100000`, w.String(), "the lock table stays")
+	require.Regexp(t, `Checker/read\+check-1M\s+3\s+1\.900s\s+11%\s+4000000\s+858\s+280`, w.String())
+	require.Regexp(t, `targets \(Checker\):\s+1M ops read\+checked < 2s\s+1\.900s\s+met`, w.String())
+	require.Regexp(t, `1M ops read\+checked < 300MB\s+280MB\s+met`, w.String())
+
+	slow := strings.ReplaceAll(out, "40000000 ns/op", "6000000000 ns/op")
+	bt, err = ParseBench(strings.NewReader(slow))
+	require.NoError(t, err)
+	w.Reset()
+	require.NoError(t, bt.Write(&w))
+	require.Regexp(t, `planted 50x10k invalid < 5s\s+6\.000s\s+MISSED`, w.String())
+
+	// Without checker benchmarks there are no checker targets to miss.
+	bt, err = ParseBench(strings.NewReader(benchOutput))
+	require.NoError(t, err)
+	require.Empty(t, bt.CheckerTargets())
+}
