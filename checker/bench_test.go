@@ -62,6 +62,9 @@ func BenchmarkChecker(b *testing.B) {
 	// streamed through the default checkers.
 	b.Run("read+check-1M", func(b *testing.B) {
 		path := big(b)
+		if st, err := os.Stat(path); err == nil {
+			defer debug.SetMemoryLimit(debug.SetMemoryLimit(MemoryLimit(st.Size()))) // as deadbolt check sets it
+		}
 		peak := watchPeak(b)
 		for b.Loop() {
 			r, err := CheckFile(path, Options{})

@@ -9,7 +9,8 @@ import (
 )
 
 // Checker judges one property of a history. A new checker is one file
-// with one Register call.
+// with one Register call. Checkers run at once over one Input, so Check
+// must only read it.
 type Checker interface {
 	Check(in *Input) Result
 }

@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"sync"
+
 	"github.com/deadbolt-lab/deadbolt/history"
 )
 
@@ -24,9 +26,10 @@ type Input struct {
 	// invocation order, each folded into one record.
 	locks []lockOp
 	// nemesis are the fault operations, paired.
-	nemesis []history.Operation
-	stats   Stats
-	byLease map[string][]Hold // built on first use
+	nemesis     []history.Operation
+	stats       Stats
+	byLease     map[string][]Hold // built on first use
+	byLeaseOnce sync.Once
 }
 
 // lockOp is one lock operation as the lock checkers read it: its
@@ -230,14 +233,16 @@ func (in *Input) Holding(lease string, t int64) bool {
 	return false
 }
 
+// leaseHolds indexes the holds by lease on first use; checkers run at
+// once, so only one builds it.
 func (in *Input) leaseHolds() map[string][]Hold {
-	if in.byLease == nil {
+	in.byLeaseOnce.Do(func() {
 		in.byLease = map[string][]Hold{}
 		for _, hs := range in.Holds {
 			for _, h := range hs {
 				in.byLease[h.Lease] = append(in.byLease[h.Lease], h)
 			}
 		}
-	}
+	})
 	return in.byLease
 }

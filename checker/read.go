@@ -14,6 +14,14 @@ import (
 // and their pairs take more than half a gigabyte.
 var streamable = map[string]bool{"double-holds": true, "lease-lock": true, "liveness": true, "releases": true}
 
+// MemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit) that
+// suits checking a history file of size bytes: what the check keeps is
+// about the file's size, and the garbage collector's default of letting
+// the heap reach twice what is kept makes the process half again larger
+// than it needs to be. At least 200MiB, so that small histories never make
+// the collector run hard.
+func MemoryLimit(size int64) int64 { return max(200<<20, size*3/2) }
+
 // CheckFile checks the history.jsonl at path, as CheckReader does.
 func CheckFile(path string, opts Options) (Report, error) {
 	f, err := os.Open(path)

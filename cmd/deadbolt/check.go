@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/checker"
@@ -46,6 +47,9 @@ func cmdCheck(args []string, stdout io.Writer) error {
 		}
 	case !errors.Is(err, fs.ErrNotExist):
 		return badInput("%v", err)
+	}
+	if st, err := os.Stat(path); err == nil && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(checker.MemoryLimit(st.Size()))
 	}
 	started := time.Now()
 	res, err := checker.CheckFile(path, opts)
