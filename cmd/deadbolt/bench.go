@@ -12,10 +12,11 @@ import (
 // stdin is where bench reads when given no files; tests replace it.
 var stdin io.Reader = os.Stdin
 
-// cmdBench prints the lock benchmark table from `go test -bench` output
-// (stdin, or the files named). It exits 1 when the output reports a failed
-// benchmark, or with --strict when a target was missed; 254 when there is
-// no benchmark result to read.
+// cmdBench prints the benchmark tables from `go test -bench` output
+// (stdin, or the files named): the locks' cycles beside the ceiling, and
+// the checker at scale, each with its targets. It exits 1 when the output
+// reports a failed benchmark, or with --strict when a target was missed;
+// 254 when there is no benchmark result to read.
 func cmdBench(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	strict := fs.Bool("strict", false, "exit 1 when a performance target is missed")
