@@ -359,7 +359,7 @@ func (t *BenchTable) Write(w io.Writer) error {
 				fmt.Sprintf("%.0f%%", 100*r.Spread), metric(r.AllocsPerOp), mb, peak)
 		}
 		fmt.Fprintf(w, "\nTIME/OP, ALLOCS/OP, MB/OP (all bytes allocated): medians over RUNS; PEAK MB: the most memory\n"+
-			"the runtime held at once during the benchmark, above what it held before.\n")
+			"the runtime held at once during the benchmark (the process's footprint, as RSS would show it).\n")
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	family := ""
