@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/history/historytest"
 )
 
@@ -22,6 +23,41 @@ var generatedShapes = []historytest.Config{
 	{Keys: 10, Clients: 20, Ops: 20000, Info: 0.002, Renew: 0.1, Overstay: 0.05},
 	{Keys: 1, Clients: 50, Ops: 10000, Info: 0.001, Renew: 0.1, Overstay: 0.05},
 	{Keys: 3, Clients: 10, Ops: 10000, Info: 0.005, Renew: 0.2, Overstay: 0.1, MinHold: 20 * time.Microsecond, MaxHold: 200 * time.Microsecond},
+	// long keys, searched in pieces
+	{Keys: 2, Clients: 4, Ops: 30000, Info: 0.002, Renew: 0.1, Overstay: 0.05},
+}
+
+// A long legal key is proven legal piece by piece; a long key with a
+// planted double hold is not (the whole key is then searched, and found
+// illegal).
+func TestLongKeysAreSearchedInPieces(t *testing.T) {
+	shape := generatedShapes[len(generatedShapes)-1]
+	shape.Seed = 5
+	legal := historytest.Generate(shape)
+	shape.DoubleHolds = 2
+	planted := historytest.Generate(shape)
+	for _, tc := range []struct {
+		ops   []history.Op
+		legal bool
+	}{{legal.Ops, true}, {planted.Ops, false}} {
+		in, err := NewInput(tc.ops)
+		require.NoError(t, err)
+		keys, byKey := searchable(in.locks)
+		for _, k := range keys {
+			require.Greater(t, len(byKey[k]), 4*pieceOps, "a key long enough for several pieces")
+		}
+		pieces := 0
+		for _, k := range keys {
+			if legalInPieces(byKey[k], time.Time{}) {
+				pieces++
+			}
+		}
+		if tc.legal {
+			assert.Equal(t, len(keys), pieces, "every legal key is proven in pieces")
+		} else {
+			assert.Less(t, pieces, len(keys), "a key with a planted double hold is never proven legal")
+		}
+	}
 }
 
 func TestGeneratedLegalHistoriesPass(t *testing.T) {

@@ -1,11 +1,13 @@
 package checker
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"io"
 	"maps"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -409,15 +411,91 @@ func checkLeaseLock(locks []lockOp, faults []FaultWindow, timeout time.Duration)
 	return r
 }
 
-// checkKey decides one key by the deadline (none when zero).
+// checkKey decides one key by the deadline (none when zero): legal when
+// it is legal piece by piece (see legalInPieces), otherwise by one search
+// of the whole key.
 func checkKey(model porcupine.Model, ls []*lockOp, deadline time.Time) porcupine.CheckResult {
-	var timeout time.Duration
-	if !deadline.IsZero() {
-		if timeout = time.Until(deadline); timeout <= 0 {
-			return porcupine.Unknown
-		}
+	if legalInPieces(ls, deadline) {
+		return porcupine.Ok
+	}
+	timeout, ok := remaining(deadline)
+	if !ok {
+		return porcupine.Unknown
 	}
 	return porcupine.CheckOperationsTimeout(model, porcupineOps(ls), timeout)
+}
+
+// remaining is the time left before deadline, 0 for no deadline; false
+// when none is left.
+func remaining(deadline time.Time) (time.Duration, bool) {
+	if deadline.IsZero() {
+		return 0, true
+	}
+	t := time.Until(deadline)
+	return t, t > 0
+}
+
+// pieceOps is about how many operations each piece of a key holds.
+const pieceOps = 256
+
+// legalInPieces looks for a legal order of a key one piece at a time, so
+// that the search costs what the pieces cost rather than the square of
+// the key's length (porcupine keeps a bitset of the operations placed so
+// far for every state it visits).
+//
+// The key is cut where every operation invoked before the cut, save those
+// of unknown outcome, returned before the next was invoked: any order of
+// the operations before the cut followed by any order of those after it
+// respects real time. Each piece is searched from the states the order
+// found for the pieces before it can leave, and an operation of unknown
+// outcome is kept within its piece (it took effect there or never). That
+// explores only some of the orders, so finding one proves the key legal;
+// not finding one proves nothing, and the caller searches the whole key.
+func legalInPieces(ls []*lockOp, deadline time.Time) bool {
+	if len(ls) <= 2*pieceOps {
+		return false // one search of the whole key is as cheap
+	}
+	sorted := slices.SortedFunc(slices.Values(ls), func(a, b *lockOp) int { return cmp.Compare(a.call, b.call) })
+	states := []any{leaseState{}}
+	start, lastReturn := 0, int64(math.MinInt64)
+	for i, l := range sorted {
+		if i-start >= pieceOps && l.call > lastReturn {
+			var ok bool
+			if states, ok = legalPiece(sorted[start:i], states, deadline); !ok {
+				return false
+			}
+			start = i
+		}
+		if out := l.output(); out.Type != history.Info {
+			lastReturn = max(lastReturn, out.Return)
+		}
+	}
+	_, ok := legalPiece(sorted[start:], states, deadline)
+	return ok
+}
+
+// legalPiece searches one piece from the states init, and returns the
+// states its order found can leave the key in.
+func legalPiece(piece []*lockOp, init []any, deadline time.Time) ([]any, bool) {
+	timeout, ok := remaining(deadline)
+	if !ok {
+		return nil, false
+	}
+	nm := leaseModel
+	nm.Init = func() []any { return init }
+	model := nm.ToModel()
+	ops := porcupineOps(piece)
+	res, info := porcupine.CheckOperationsVerbose(model, ops, timeout)
+	if res != porcupine.Ok {
+		return nil, false
+	}
+	state := model.Init()
+	for _, id := range longest(info.PartialLinearizations()[0]) {
+		if ok, state = model.Step(state, ops[id].Input, ops[id].Output); !ok {
+			return nil, false
+		}
+	}
+	return state.([]any), true
 }
 
 // annotate shades the fault windows in porcupine's view.
