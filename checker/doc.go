@@ -18,7 +18,12 @@
 //     the previous lease could not yet have expired, even when clients
 //     happened not to overlap.
 //   - liveness: a key that stays taken when no lease can explain it.
+//   - releases: an ok release by a lease that did not hold the key.
 //   - lost-updates, fencing, orders: what the resource suffered.
+//
+// A history read from a file (CheckFile, CheckReader) is streamed into a
+// compact lock view when every chosen checker reads only that view, so a
+// million operations are checked in a few hundred megabytes.
 //
 // Leases make a plain mutex model wrong: expiry is an implicit release that
 // never appears in the history. The checkers therefore treat a handoff after

@@ -58,8 +58,11 @@ func (o lockOp) completed() bool { return o.done != noCompletion }
 
 // NewInput analyses a history; it fails only when operations cannot be
 // paired.
-func NewInput(ops []history.Op) (*Input, error) {
-	b := newInputBuilder(true, len(ops)/2)
+func NewInput(ops []history.Op) (*Input, error) { return newInput(ops, true) }
+
+// newInput is NewInput, with Pairs only when keepPairs.
+func newInput(ops []history.Op, keepPairs bool) (*Input, error) {
+	b := newInputBuilder(keepPairs, len(ops)/2)
 	var p history.Pairer
 	for i := range ops {
 		n, err := p.Add(ops[i])

@@ -22,6 +22,16 @@ var streamable = map[string]bool{"double-holds": true, "lease-lock": true, "live
 // the collector run hard.
 func MemoryLimit(size int64) int64 { return max(200<<20, size*3/2) }
 
+// needPairs reports whether a checker among names reads Input.Pairs.
+func needPairs(names []string) bool {
+	for _, n := range names {
+		if !streamable[n] {
+			return true
+		}
+	}
+	return false
+}
+
 // CheckFile checks the history.jsonl at path, as CheckReader does.
 func CheckFile(path string, opts Options) (Report, error) {
 	f, err := os.Open(path)
@@ -62,10 +72,7 @@ func checkReader(r io.Reader, opts Options, lockHint int) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	keepPairs := false
-	for _, n := range names {
-		keepPairs = keepPairs || !streamable[n]
-	}
+	keepPairs := needPairs(names)
 	b := newInputBuilder(keepPairs, lockHint)
 	var ops []history.Op
 	read := 0

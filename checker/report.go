@@ -69,7 +69,7 @@ func Check(ops []history.Op, opts Options) Report {
 		r.Reason = err.Error()
 		return r
 	}
-	in, err := NewInput(ops)
+	in, err := newInput(ops, needPairs(names))
 	if err != nil {
 		r.Reason = fmt.Sprintf("the history is malformed, so nothing can be concluded: %v", err)
 		return r
