@@ -3,6 +3,7 @@ package reports
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -17,7 +18,8 @@ const (
 	ModelFile = "linearizability.html"
 )
 
-// WriteRun writes results.json, report.md and the model view into dir.
+// WriteRun writes results.json, report.md, the model view and report.html
+// (drawn from the history.jsonl beside them) into dir.
 func WriteRun(dir string, r *Results, c checker.Report) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
@@ -32,5 +34,11 @@ func WriteRun(dir string, r *Results, c checker.Report) error {
 	} else {
 		errs = append(errs, err)
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	if err := WriteHTML(dir, r); err != nil {
+		return fmt.Errorf("%s: %w", HTMLFile, err)
+	}
+	return nil
 }

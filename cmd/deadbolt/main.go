@@ -8,6 +8,7 @@
 //	deadbolt run NAME [--seed N] [--time D] [--clients N] [--lock NAME] [--workload NAME] [--store DIR]
 //	deadbolt scenario [NAME...] [--seed N] [--store DIR]
 //	deadbolt check RUN_DIR
+//	deadbolt report RUN_DIR
 //	deadbolt client                 (started by the harness: one lock user)
 //	deadbolt bench [--strict] [FILE...]
 //
@@ -59,6 +60,7 @@ const usage = `usage:
   deadbolt run NAME [flags]          run one scenario
   deadbolt scenario [NAME...] [flags] run a suite (default: the CI suite) and compare
   deadbolt check RUN_DIR             re-check a stored history
+  deadbolt report RUN_DIR            re-render a stored run's report.md, report.html and the store's index.html
   deadbolt client                    a lock user process, started by the harness (docs/driver-protocol.md)
   deadbolt bench [--strict] [FILE...] table of lock benchmarks from go test -bench output (stdin)
 `
@@ -120,6 +122,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdScenario(ctx, args[1:], stdout, stderr)
 	case "check":
 		return cmdCheck(args[1:], stdout)
+	case "report":
+		return cmdReport(args[1:], stdout)
 	case "client":
 		return cmdClient(args[1:], stdout, stderr)
 	case "bench":

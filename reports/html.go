@@ -1,0 +1,151 @@
+package reports
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// HTMLFile is the run's page: verdict, anomalies, timeline and plots, with
+// everything inline so it opens without a network.
+const HTMLFile = "report.html"
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+var templates = template.Must(template.New("").Funcs(template.FuncMap{
+	"seconds": Seconds,
+	"verdictClass": func(v string) string {
+		switch v {
+		case "valid", "invalid", "unknown":
+			return v
+		}
+		return "unknown"
+	},
+}).ParseFS(templateFS, "templates/*.html"))
+
+// runPage is what templates/report.html shows.
+type runPage struct {
+	R         *Results
+	Outcome   string
+	Damage    string
+	Anomalies []anomalyRow
+	Timeline  timeline
+	Body      template.HTML // the timeline's drawing
+	Labels    template.HTML // its lane names
+	Latency   template.HTML
+	Through   template.HTML
+	PlotNote  string
+	// Model says what linearizability.html shows, empty without the file.
+	Model string
+	Cut   string
+	Lanes int
+}
+
+type anomalyRow struct {
+	ID, Kind, Key, Text string
+	At                  int64
+	AtS                 float64
+}
+
+// anomalyID is the page anchor of the n-th anomaly.
+func anomalyID(n int) string { return fmt.Sprintf("anomaly-%d", n+1) }
+
+// WriteHTML renders dir's report.html from r and the history beside it.
+func WriteHTML(dir string, r *Results) error {
+	d, err := loadRun(dir, r)
+	if err != nil {
+		return err
+	}
+	b, err := renderRun(d, dir)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, HTMLFile), b)
+}
+
+func renderRun(d *runData, dir string) ([]byte, error) {
+	r := d.Results
+	p := runPage{R: r, Outcome: "matches", Damage: Damage(r), Lanes: len(d.Lanes)}
+	if !r.Matches {
+		p.Outcome = "does NOT match"
+	}
+	for n, a := range r.Anomalies {
+		p.Anomalies = append(p.Anomalies, anomalyRow{ID: anomalyID(n), Kind: a.Kind, Key: a.Key, Text: a.Text, At: a.At, AtS: secs(a.At)})
+	}
+	p.Timeline = drawTimeline(d, anomalyID)
+	p.Body, p.Labels = template.HTML(p.Timeline.Body), template.HTML(p.Timeline.Labels)
+	pl, err := drawPlots(d)
+	if err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	p.Latency, p.Through, p.PlotNote = template.HTML(pl.Latency), template.HTML(pl.Throughput), pl.Note
+	if _, err := os.Stat(filepath.Join(dir, ModelFile)); err == nil {
+		p.Model = modelKeys(r)
+	}
+	if d.Tail.Cut() {
+		p.Cut = d.Tail.String()
+	}
+	var b bytes.Buffer
+	if err := templates.ExecuteTemplate(&b, "report.html", p); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// modelKeys says which keys porcupine's view shows: the ones the lease-lock
+// check failed or could not decide, else every key.
+func modelKeys(r *Results) string {
+	for _, c := range r.Checks {
+		if c.Checker != "lease-lock" {
+			continue
+		}
+		var ll struct {
+			FailedKeys  []string `json:"failed_keys"`
+			UnknownKeys []string `json:"unknown_keys"`
+		}
+		// Details is the checker's own type in a run, a JSON object when
+		// read back from results.json: either way its JSON form.
+		if b, err := json.Marshal(c.Details); err == nil {
+			_ = json.Unmarshal(b, &ll)
+		}
+		var parts []string
+		if len(ll.FailedKeys) > 0 {
+			parts = append(parts, "no legal order for "+strings.Join(ll.FailedKeys, ", "))
+		}
+		if len(ll.UnknownKeys) > 0 {
+			parts = append(parts, "undecided: "+strings.Join(ll.UnknownKeys, ", "))
+		}
+		if len(parts) > 0 {
+			return strings.Join(parts, "; ")
+		}
+	}
+	return "every key (all legal)"
+}
+
+// writeAtomic replaces path with b, so a reader never sees half a page.
+func writeAtomic(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

@@ -1,0 +1,110 @@
+package reports
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+)
+
+// IndexFile is the store's list of every run, at the store's root.
+const IndexFile = "index.html"
+
+// RunDirTime is the layout of a run directory's name (store/<scenario>/<time>).
+const RunDirTime = "20060102T150405.000Z"
+
+// indexMu serializes rebuilds within a process: runs of one suite finish
+// at once, and a rebuild that listed the store before another run wrote
+// its results must not land last.
+var indexMu sync.Mutex
+
+// indexPage is what templates/index.html shows.
+type indexPage struct {
+	Runs       []indexRow
+	Pass, Fail int
+	// Unfinished counts run directories without results.json (a run
+	// interrupted or still going); Unreadable names those whose
+	// results.json could not be read.
+	Unfinished int
+	Unreadable []string
+}
+
+type indexRow struct {
+	R      *Results
+	Path   string // relative to the store's root, with slashes
+	Time   string
+	Damage string
+	HTML   bool
+	when   time.Time
+}
+
+// WriteIndex rebuilds root/index.html from every run in the store:
+// root/<scenario>/<time>/results.json.
+func WriteIndex(root string) error {
+	indexMu.Lock()
+	defer indexMu.Unlock()
+	page, err := scanStore(root)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := templates.ExecuteTemplate(&b, "index.html", page); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(root, IndexFile), b.Bytes())
+}
+
+func scanStore(root string) (indexPage, error) {
+	var page indexPage
+	scenarios, err := os.ReadDir(root)
+	if err != nil {
+		return page, err
+	}
+	for _, sc := range scenarios {
+		// store/latest is a link to a run listed under its scenario.
+		if !sc.IsDir() {
+			continue
+		}
+		runs, err := os.ReadDir(filepath.Join(root, sc.Name()))
+		if err != nil {
+			return page, err
+		}
+		for _, run := range runs {
+			when, err := time.Parse(RunDirTime, run.Name())
+			if !run.IsDir() || err != nil {
+				continue // not a run directory (store/bench's files, say)
+			}
+			rel := filepath.Join(sc.Name(), run.Name())
+			dir := filepath.Join(root, rel)
+			r, err := ReadResults(filepath.Join(dir, ResultsFile))
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				page.Unfinished++
+				continue
+			case err != nil:
+				page.Unreadable = append(page.Unreadable, filepath.ToSlash(rel))
+				continue
+			}
+			_, herr := os.Stat(filepath.Join(dir, HTMLFile))
+			page.Runs = append(page.Runs, indexRow{R: r, Path: filepath.ToSlash(rel), Time: when.Format("2006-01-02 15:04:05"),
+				Damage: Damage(r), HTML: herr == nil, when: when})
+			if r.Matches {
+				page.Pass++
+			} else {
+				page.Fail++
+			}
+		}
+	}
+	sort.SliceStable(page.Runs, func(i, j int) bool {
+		a, b := page.Runs[i], page.Runs[j]
+		if !a.when.Equal(b.when) {
+			return a.when.After(b.when)
+		}
+		return a.Path < b.Path
+	})
+	return page, nil
+}

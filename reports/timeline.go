@@ -1,0 +1,338 @@
+package reports
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/deadbolt-lab/deadbolt/checker"
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// The timeline is drawn by hand as SVG (no plotting library draws lanes of
+// intervals): one lane per client process with the holding windows the
+// checker computed, fault windows shaded across every lane, client faults
+// (pauses, crashes) on their own lane, and anomalies in red. Every element
+// placed in time carries its time in seconds (data-a, and data-b for an
+// extent), so the page's script can redraw it at another zoom without
+// reading the history again; the server draws it at the default zoom, so
+// the page reads without the script too.
+
+// Timeline geometry, in pixels.
+const (
+	tlAxis    = 20 // tick labels
+	tlFaults  = 16 // fault names
+	tlMarks   = 14 // anomaly marks
+	tlLane    = 16
+	tlBar     = 10
+	tlPad     = 4
+	tlLabelW  = 64 // the fixed column of lane names
+	tlFitW    = 1100
+	tlMinPPS  = 50    // pixels per second at least, by default
+	tlMaxW    = 40000 // widest default drawing
+	tlMaxTick = 2000
+)
+
+// tickLevels are the tick spacings in seconds, each dividing the next, so
+// a tick's level (the largest spacing it is a multiple of) says at which
+// zooms it shows.
+var tickLevels = []float64{0.1, 0.5, 1, 5, 10, 60, 300, 600, 3600}
+
+// keyColors tell keys apart; red is kept for anomalies.
+var keyColors = []string{"#4e79a7", "#59a14f", "#9c755f", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#bab0ac"}
+
+// timeline is the drawn timeline and what the page's script needs to zoom it.
+type timeline struct {
+	// Labels is the fixed column of lane names; Body the scrollable drawing.
+	Labels, Body string
+	// DurationS and PPS are the drawing's length and default zoom.
+	DurationS, PPS float64
+	Height         int
+	// Keys are the lock keys with their colour, for the legend.
+	Keys []keyColor
+}
+
+type keyColor struct{ Key, Color string }
+
+// svgDoc collects SVG elements.
+type svgDoc struct {
+	b   strings.Builder
+	pps float64
+}
+
+func (s *svgDoc) x(t float64) float64 { return t * s.pps }
+
+func (s *svgDoc) printf(format string, args ...any) { fmt.Fprintf(&s.b, format, args...) }
+
+// rect draws an extent [a, b] seconds with an optional hover title; link,
+// when set, makes it a link to that anchor.
+func (s *svgDoc) rect(class string, a, b float64, y, h int, title, link string, attrs ...string) {
+	if link != "" {
+		s.printf(`<a href="#%s">`, link)
+	}
+	s.printf(`<rect class="%s" x="%.2f" y="%d" width="%.2f" height="%d" data-a="%.6f" data-b="%.6f"%s>`,
+		class, s.x(a), y, math.Max(1, s.x(b)-s.x(a)), h, a, b, joinAttrs(attrs))
+	if title != "" {
+		s.printf(`<title>%s</title>`, html.EscapeString(title))
+	}
+	s.b.WriteString(`</rect>`)
+	if link != "" {
+		s.b.WriteString(`</a>`)
+	}
+}
+
+// mark draws a vertical line at t seconds from y1 to y2.
+func (s *svgDoc) mark(class string, t float64, y1, y2 int, title, link string) {
+	if link != "" {
+		s.printf(`<a href="#%s">`, link)
+	}
+	s.printf(`<line class="%s" x1="%.2f" x2="%.2f" y1="%d" y2="%d" data-a="%.6f">`, class, s.x(t), s.x(t), y1, y2, t)
+	if title != "" {
+		s.printf(`<title>%s</title>`, html.EscapeString(title))
+	}
+	s.b.WriteString(`</line>`)
+	if link != "" {
+		s.b.WriteString(`</a>`)
+	}
+}
+
+func (s *svgDoc) text(class string, t float64, y int, body string, attrs ...string) {
+	s.printf(`<text class="%s" x="%.2f" y="%d" data-a="%.6f"%s>%s</text>`, class, s.x(t), y, t, joinAttrs(attrs), html.EscapeString(body))
+}
+
+func joinAttrs(attrs []string) string {
+	if len(attrs) == 0 {
+		return ""
+	}
+	return " " + strings.Join(attrs, " ")
+}
+
+func secs(ns int64) float64 { return float64(ns) / 1e9 }
+
+// laneY is the top of lane i.
+func laneY(i int) int { return tlAxis + tlFaults + tlMarks + i*tlLane }
+
+// drawTimeline draws d's timeline. anchors maps an anomaly's index in
+// d.Results.Anomalies to its anchor on the page.
+func drawTimeline(d *runData, anchor func(i int) string) timeline {
+	dur := math.Max(secs(d.In.End), 1)
+	pps := math.Max(tlFitW/dur, tlMinPPS)
+	pps = math.Min(pps, tlMaxW/dur)
+	height := laneY(len(d.Lanes)) + tlPad
+	tl := timeline{DurationS: dur, PPS: pps, Height: height}
+	lane := map[int]int{}
+	for i, p := range d.Lanes {
+		lane[p] = i
+	}
+	s := &svgDoc{pps: pps}
+	width := s.x(dur)
+	s.printf(`<svg xmlns="http://www.w3.org/2000/svg" id="timeline" width="%.0f" height="%d" role="img" aria-label="timeline of the run">`, width, height)
+	s.b.WriteString(`<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">` +
+		`<rect width="6" height="6" fill="#e6e0f0"/><line x1="0" y1="0" x2="0" y2="6" stroke="#7b5ea7" stroke-width="3"/></pattern></defs>`)
+	for i := range d.Lanes {
+		if i%2 == 1 {
+			s.rect("stripe", 0, dur, laneY(i), tlLane, "", "")
+		}
+	}
+	drawTicks(s, dur, height)
+
+	// Faults on nodes and links touch every client: a band across all lanes.
+	faultTop := tlAxis
+	for _, w := range d.In.Faults {
+		if faultProcess(w) >= 0 {
+			continue
+		}
+		title := fmt.Sprintf("%s from %s to %s", w.Name(), Seconds(w.Start), Seconds(w.End))
+		if !w.Healed {
+			title += " (never healed)"
+		}
+		s.rect("fault", secs(w.Start), secs(w.End), faultTop, height-faultTop, title, "")
+		s.text("faultname", secs(w.Start), faultTop+12, w.Name(), `dx="3"`)
+	}
+
+	// Client faults on their lane: a pause (SIGSTOP) as a hatched band, a
+	// crash (SIGKILL) as a black mark.
+	for _, w := range d.In.Faults {
+		p := faultProcess(w)
+		i, ok := lane[p]
+		if p < 0 || !ok {
+			continue
+		}
+		title := fmt.Sprintf("%s from %s to %s", w.Name(), Seconds(w.Start), Seconds(w.End))
+		if strings.Contains(w.Fault, "crash") {
+			s.mark("crash", secs(w.Start), laneY(i), laneY(i)+tlLane, title, "")
+			continue
+		}
+		s.rect("pause", secs(w.Start), secs(w.End), laneY(i)+1, tlLane-2, title, "")
+	}
+
+	keys := slices.Sorted(func(yield func(string) bool) {
+		for k := range d.In.Holds {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	colorOf := map[string]int{}
+	for i, k := range keys {
+		colorOf[k] = i % len(keyColors)
+		tl.Keys = append(tl.Keys, keyColor{k, keyColors[i%len(keyColors)]})
+	}
+
+	// Leases an anomaly of the resource names: their holds get a red outline.
+	blamed := map[string]bool{}
+	for _, a := range d.Results.Anomalies {
+		if a.Kind != checker.KindDoubleHold {
+			for _, l := range a.Leases {
+				blamed[l] = true
+			}
+		}
+	}
+	for _, k := range keys {
+		for _, h := range d.In.Holds[k] {
+			i, ok := lane[h.Process]
+			if !ok {
+				continue
+			}
+			class := "hold"
+			if blamed[h.Lease] {
+				class += " blamed"
+			}
+			title := fmt.Sprintf("key %s, lease %s (process %d) held from %s to %s", k, h.Lease, h.Process, Seconds(h.AcquiredAt), Seconds(h.Until))
+			if h.Owner != "" {
+				title += ", lock token " + h.Owner
+			}
+			if h.Fence != 0 {
+				title += fmt.Sprintf(", fence %d", h.Fence)
+			}
+			s.rect(class, secs(h.AcquiredAt), secs(h.Until), laneY(i)+(tlLane-tlBar)/2, tlBar, title, "",
+				fmt.Sprintf(`fill="%s"`, keyColors[colorOf[k]]))
+		}
+	}
+
+	// Unknown outcomes (info) and the resource's writes and orders, as
+	// ticks: a write landing outside every hold is what a pause does.
+	for _, p := range d.Pairs {
+		inv := p.Invoke
+		i, ok := lane[inv.Process]
+		if !ok {
+			continue
+		}
+		switch {
+		case p.Outcome() == history.Info && inv.F.IsLock():
+			s.mark("info", secs(inv.Time), laneY(i)+1, laneY(i)+tlLane-1,
+				fmt.Sprintf("%s of %s on %s: outcome unknown (invoked %s)", inv.F, inv.Lease, inv.Key, Seconds(inv.Time)), "")
+		case (inv.F == history.Write || inv.F == history.Order) && p.Outcome() != history.Fail:
+			end := inv.Time
+			if p.Complete != nil {
+				end = p.Complete.Time
+			}
+			s.mark("write", secs(end), laneY(i)+tlLane-5, laneY(i)+tlLane,
+				fmt.Sprintf("%s by %s on %s: %s at %s", inv.F, inv.Lease, inv.Key, p.Outcome(), Seconds(end)), "")
+		}
+	}
+
+	// Anomalies: a red mark each in the anomaly row; a double hold's
+	// overlap in red on both lanes; a resource anomaly's mark on the lane
+	// of the lease it names first.
+	marksY := tlAxis + tlFaults
+	for n, a := range d.Results.Anomalies {
+		link := anchor(n)
+		s.mark("anomaly", secs(a.At), marksY+1, marksY+tlMarks-1, a.Kind+": "+a.Text, link)
+		if a.Kind == checker.KindDoubleHold && len(a.Leases) == 2 {
+			end := overlapEnd(d.In, a)
+			for _, l := range a.Leases {
+				if i, ok := lane[d.LeaseProcess[l]]; ok {
+					s.rect("overlap", secs(a.At), secs(end), laneY(i)+1, tlLane-2, a.Text, link)
+				}
+			}
+			continue
+		}
+		if len(a.Leases) > 0 {
+			if p, ok := d.LeaseProcess[a.Leases[0]]; ok {
+				if i, ok := lane[p]; ok {
+					s.mark("anomaly lane", secs(a.At), laneY(i), laneY(i)+tlLane, a.Kind+": "+a.Text, link)
+				}
+			}
+		}
+	}
+	s.b.WriteString(`</svg>`)
+	tl.Body = s.b.String()
+
+	var l strings.Builder
+	fmt.Fprintf(&l, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" class="lanes">`, tlLabelW, height)
+	fmt.Fprintf(&l, `<text x="4" y="%d">faults</text><text x="4" y="%d">anomalies</text>`, tlAxis+12, tlAxis+tlFaults+11)
+	for i, p := range d.Lanes {
+		fmt.Fprintf(&l, `<text x="4" y="%d">process %d</text>`, laneY(i)+12, p)
+	}
+	l.WriteString(`</svg>`)
+	tl.Labels = l.String()
+	return tl
+}
+
+// overlapEnd is where a double hold's overlap ends: the earlier end of the
+// two holds that contain its start.
+func overlapEnd(in *checker.Input, a checker.Anomaly) int64 {
+	end := int64(math.MaxInt64)
+	for _, l := range a.Leases {
+		for _, h := range in.LeaseHolds(l) {
+			if h.AcquiredAt <= a.At && a.At < h.Until {
+				end = min(end, h.Until)
+			}
+		}
+	}
+	if end == math.MaxInt64 {
+		return a.At
+	}
+	return end
+}
+
+// drawTicks draws a tick at every multiple of the finest level that keeps
+// their number bounded, each tagged with its level; the ones too dense at
+// this zoom are hidden.
+func drawTicks(s *svgDoc, dur float64, height int) {
+	finest := len(tickLevels) - 1
+	for i, step := range tickLevels {
+		if dur/step <= tlMaxTick {
+			finest = i
+			break
+		}
+	}
+	shown := tickStep(s.pps)
+	step := tickLevels[finest]
+	for n := 0; float64(n)*step <= dur+1e-9; n++ {
+		t := float64(n) * step
+		level := step
+		for _, l := range tickLevels[finest:] {
+			if isMultiple(t, l) {
+				level = l
+			}
+		}
+		hidden := ""
+		if level < shown {
+			hidden = `display="none"`
+		}
+		s.printf(`<g class="tick" data-level="%g" %s>`, level, hidden)
+		s.mark("grid", t, tlAxis, height, "", "")
+		s.text("ticklabel", t, tlAxis-6, fmt.Sprintf("%gs", t), `dx="2"`)
+		s.b.WriteString(`</g>`)
+	}
+}
+
+// tickStep is the finest tick spacing at least 70 pixels apart at pps
+// pixels per second; the page's script applies the same rule.
+func tickStep(pps float64) float64 {
+	for _, l := range tickLevels {
+		if l*pps >= 70 {
+			return l
+		}
+	}
+	return tickLevels[len(tickLevels)-1]
+}
+
+func isMultiple(t, step float64) bool {
+	q := t / step
+	return math.Abs(q-math.Round(q)) < 1e-6
+}
