@@ -29,18 +29,25 @@ vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	go vet ./...
 
-# The driver conformance test runs a minimal Python driver beside the Go one.
+# The driver conformance test runs a minimal Python driver beside the Go one;
+# the report test opens report.html and index.html in headless Chromium.
 test-deps:
 	@command -v python3 >/dev/null 2>&1 || { \
 	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
 	  echo "installing python3 with apt-get"; \
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends python3 >/dev/null; }
+	@command -v chromium >/dev/null 2>&1 || { \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  echo "installing chromium with apt-get"; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium >/dev/null; }
 
 test: image vet test-deps
 	go test -count=1 -timeout 20m ./...
 
+# store/junit.xml is the suite's results for CI systems; store/index.html
+# lists every run, store/latest/report.html is the last one's page.
 scenario: image build
-	$(BIN) scenario
+	$(BIN) scenario --junit store/junit.xml
 
 # Every lock's acquire+release cycle next to the bare-commands ceiling, the
 # client protocol's cycle next to the same lock in-process, and the checker

@@ -41,6 +41,9 @@ type RunOptions struct {
 	Driver client.Command
 	// Log receives progress lines; nil discards them.
 	Log func(format string, args ...any)
+	// Progress, when set, is told of the workload as it starts and calls
+	// the returned func when it ends (see Live).
+	Progress func(Live) (done func())
 }
 
 // ErrInterrupted is returned when ctx ended before the run finished; the
@@ -221,7 +224,9 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	go func() {
 		nemErr <- nem.Run(nctx, nemesis.Env{Cluster: cl, Clients: runner, Rec: rec, Rng: rng, TTL: s.TTL})
 	}()
+	watched := o.watch(Live{Scenario: s.Name, Started: time.Now(), Time: s.Time, Rec: rec})
 	werr := runner.Run(ctx, stop)
+	watched()
 	nerr := <-nemErr
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
@@ -278,5 +283,5 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	if err := reports.WriteRun(dir, res, report); err != nil {
 		return res, err
 	}
-	return res, linkLatest(o.Store, dir)
+	return res, errors.Join(linkLatest(o.Store, dir), writeIndex(o.Store))
 }

@@ -129,7 +129,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	res, err := sc.Run(ctx, f.options(stderr))
+	o := f.options(stderr)
+	st := newStatus(stderr)
+	st.attach(&o)
+	res, err := sc.Run(ctx, o)
+	st.close()
 	if err != nil {
 		return err
 	}
@@ -153,6 +157,7 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		parallel = n
 		return nil
 	})
+	junit := fs.String("junit", "", "write the suite's results as JUnit XML to this file (one test case per scenario)")
 	names, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -161,6 +166,9 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		names = scenarios.CISuite()
 	}
 	if err := checkStore(f.store); err != nil {
+		return err
+	}
+	if err := checkJUnit(*junit); err != nil {
 		return err
 	}
 	// Validate every name before the first container starts.
@@ -172,9 +180,17 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		suite = append(suite, sc)
 	}
-	results, errs := runSuite(ctx, suite, parallel, f.options(stderr))
+	o := f.options(stderr)
+	st := newStatus(stderr)
+	st.attach(&o)
+	started := time.Now()
+	results, errs := runSuite(ctx, suite, parallel, o)
+	st.close()
 	if ctx.Err() != nil {
 		return scenarios.ErrInterrupted
+	}
+	if err := writeJUnit(*junit, suite, results, errs, started); err != nil {
+		return err
 	}
 	var all []*reports.Results
 	var failures []error
