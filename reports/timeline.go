@@ -303,7 +303,7 @@ func drawTicks(s *svgDoc, dur float64, height int) {
 	shown := tickStep(s.pps)
 	step := tickLevels[finest]
 	for n := 0; float64(n)*step <= dur+1e-9; n++ {
-		t := float64(n) * step
+		t := math.Round(float64(n)*step*1e6) / 1e6 // 0.3, not 0.30000000000000004
 		level := step
 		for _, l := range tickLevels[finest:] {
 			if isMultiple(t, l) {
