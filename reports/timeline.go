@@ -50,8 +50,10 @@ type timeline struct {
 	// DurationS and PPS are the drawing's length and default zoom.
 	DurationS, PPS float64
 	Height         int
-	// Keys are the lock keys with their colour, for the legend.
-	Keys []keyColor
+	// Keys are the lock keys with their colour, for the legend; when there
+	// are more keys than colours the legend says how many instead (KeyCount).
+	Keys     []keyColor
+	KeyCount int
 }
 
 type keyColor struct{ Key, Color string }
@@ -178,8 +180,11 @@ func drawTimeline(d *runData, anchor func(i int) string) timeline {
 	colorOf := map[string]int{}
 	for i, k := range keys {
 		colorOf[k] = i % len(keyColors)
-		tl.Keys = append(tl.Keys, keyColor{k, keyColors[i%len(keyColors)]})
+		if len(keys) <= len(keyColors) {
+			tl.Keys = append(tl.Keys, keyColor{k, keyColors[i]})
+		}
 	}
+	tl.KeyCount = len(keys)
 
 	// Leases an anomaly of the resource names: their holds get a red outline.
 	blamed := map[string]bool{}
