@@ -1,6 +1,7 @@
 // Package reports turns checker results into the files a run leaves behind
-// (results.json, report.md, the model checker's HTML view) and the tables
-// that compare runs.
+// (results.json, report.md, the model checker's HTML view, report.html with
+// its timeline and plots), the store's index.html, the JUnit file of a
+// suite, the live progress line, and the tables that compare runs.
 package reports
 
 import (
