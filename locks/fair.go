@@ -1,5 +1,7 @@
 package locks
 
+import "github.com/redis/go-redis/v9"
+
 func init() {
 	Register("fair", "Redisson RFairLock: the reentrant lock plus a FIFO queue of waiters with timeouts; grants in queue order, numbered (Seq); watchdog, Lost on loss", newHashFactory(fairKind, true))
 	Register("fair-lease", "fair without a watchdog: a fixed lease of TTL, Lost closed at the deadline", newHashFactory(fairKind, false))
@@ -44,3 +46,13 @@ func FairTimeoutKey(key string) string { return "deadbolt_lock_timeout:{" + key 
 func fairGrantKey(key string) string { return "deadbolt_lock_grants:{" + key + "}" }
 
 func fairChannelPrefix(key string) string { return "deadbolt_lock__channel:{" + key + "}:" }
+
+// FairVariant is the fair lock (watchdog included) with another acquire
+// script, which takes the same KEYS and ARGV and answers as
+// scripts/fair_acquire.lua does: for variants that break its order on
+// purpose (locks/broken).
+func FairVariant(name, acquireScript string) Factory {
+	k := *fairKind
+	k.name, k.acquire = name, redis.NewScript(acquireScript)
+	return newHashFactory(&k, true)
+}

@@ -95,6 +95,62 @@ func TestFair(t *testing.T) {
 		require.Zero(t, queueLen("fifo"))
 	})
 
+	// The lock says once, after the reply that put it in line, that an
+	// acquire stands in its queue; a try that is refused, and the
+	// reentrant lock's waiting (no queue), never say so.
+	t.Run("SaysWhenInLine", func(t *testing.T) {
+		ttl := 10 * time.Second
+		holder := clustertest.NewLock(t, "fair", c, locks.Options{TTL: ttl})
+		held, err := holder.Acquire(ctx, "inline")
+		require.NoError(t, err)
+		var mu sync.Mutex
+		said := map[string]int{}
+		hook := func(who string) context.Context {
+			return locks.WithQueued(ctx, func() {
+				mu.Lock()
+				defer mu.Unlock()
+				said[who]++
+			})
+		}
+		saidBy := func(who string) int {
+			mu.Lock()
+			defer mu.Unlock()
+			return said[who]
+		}
+
+		try := clustertest.NewLock(t, "fair", c, locks.Options{TTL: ttl})
+		_, err = try.Acquire(hook("try"), "inline")
+		require.ErrorIs(t, err, locks.ErrNotAcquired)
+
+		// A short TTL makes the waiter look again often while it waits.
+		waiter := clustertest.NewLock(t, "fair", c, locks.Options{TTL: 200 * time.Millisecond, Wait: ttl})
+		got := make(chan error, 1)
+		go func() {
+			l, err := waiter.Acquire(hook("waiter"), "inline")
+			if err == nil {
+				err = waiter.Release(ctx, l)
+			}
+			got <- err
+		}()
+		waitQueue(t, "inline", 1)
+		require.Eventually(t, func() bool { return saidBy("waiter") == 1 }, 3*time.Second, 5*time.Millisecond)
+		// Let it look again a few times: still said once.
+		time.Sleep(600 * time.Millisecond)
+		require.NoError(t, holder.Release(ctx, held))
+		require.NoError(t, <-got)
+		require.Equal(t, 1, saidBy("waiter"))
+		require.Zero(t, saidBy("try"), "a try never stands in line")
+
+		reentrant := clustertest.NewLock(t, "reentrant", c, locks.Options{TTL: ttl})
+		rheld, err := reentrant.Acquire(ctx, "inline-r")
+		require.NoError(t, err)
+		rwaiter := clustertest.NewLock(t, "reentrant", c, locks.Options{TTL: ttl, Wait: 300 * time.Millisecond})
+		_, err = rwaiter.Acquire(hook("reentrant"), "inline-r")
+		require.ErrorIs(t, err, locks.ErrNotAcquired)
+		require.Zero(t, saidBy("reentrant"), "the reentrant lock keeps no line")
+		require.NoError(t, reentrant.Release(ctx, rheld))
+	})
+
 	t.Run("WaiterGivesUp", func(t *testing.T) {
 		ttl := 10 * time.Second
 		holder := clustertest.NewLock(t, "fair", c, locks.Options{TTL: ttl})

@@ -180,8 +180,8 @@ func (h *hashLock) acquire(ctx context.Context, key string) (*Lease, error) {
 	}
 	giveUp := time.Now().Add(h.o.Wait)
 	var (
-		subscribed bool
-		msgs       <-chan *redis.Message
+		subscribed, queued bool
+		msgs               <-chan *redis.Message
 	)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -208,6 +208,11 @@ func (h *hashLock) acquire(ctx context.Context, key string) (*Lease, error) {
 				err = fmt.Errorf("%w; undoing it: %v", err, undoErr)
 			}
 			return nil, err
+		}
+		if mode == modeWait && h.kind.leave != nil && !queued {
+			// The refusal put us at the queue's tail.
+			queued = true
+			NoteQueued(ctx)
 		}
 		left := time.Until(giveUp)
 		if mode == modeTry || left <= 0 {

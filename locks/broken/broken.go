@@ -11,6 +11,9 @@
 //     between them, and the DEL removes that client's lock.
 //   - no-ttl: SET NX with no expiry at all. A holder that crashes blocks the
 //     key forever.
+//   - fair-barging: the fair lock, but a free lock goes to whoever asks
+//     first, in line or not. Mutual exclusion holds; the queue's order
+//     does not (fair_barging.go).
 //
 // Every variant declares the named point inside the window it leaves open
 // and calls Options.At there, so that a test or a scenario can stall or
