@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -203,10 +204,13 @@ func (d *driver) acquire(req Request) Reply {
 	if dup {
 		return Reply{Outcome: OutcomeFail, Error: fmt.Sprintf("lease id %s is already taken", req.Lease)}
 	}
-	l, err := d.lock.Acquire(context.Background(), req.Key)
+	var queued atomic.Int64
+	ctx := locks.WithQueued(context.Background(), func() { queued.CompareAndSwap(0, history.MonoNow()) })
+	l, err := d.lock.Acquire(ctx, req.Key)
 	if err != nil {
 		r := outcome(err)
 		r.Refused = locks.Refused(err)
+		r.QueuedMonoNS = queued.Load()
 		return r
 	}
 	h := &held{lease: l, released: make(chan struct{})}
@@ -223,7 +227,7 @@ func (d *driver) acquire(req Request) Reply {
 			}
 		}()
 	}
-	return Reply{Outcome: OutcomeOK, Token: l.Token, Fence: l.Fence, Seq: l.Seq, DeadlineMonoNS: monoOf(l.Deadline)}
+	return Reply{Outcome: OutcomeOK, Token: l.Token, Fence: l.Fence, Seq: l.Seq, DeadlineMonoNS: monoOf(l.Deadline), QueuedMonoNS: queued.Load()}
 }
 
 func (d *driver) release(req Request) Reply {

@@ -83,6 +83,10 @@ type Reply struct {
 	Fence          int64  `json:"fence,omitempty"`
 	Seq            int64  `json:"seq,omitempty"`
 	DeadlineMonoNS int64  `json:"deadline_mono_ns,omitempty"`
+	// QueuedMonoNS, on any acquire's reply: when a lock that keeps waiters
+	// in line first said this acquire stood in its queue (CLOCK_MONOTONIC);
+	// 0 when it never did. The harness judges the grant order by it.
+	QueuedMonoNS int64 `json:"queued_mono_ns,omitempty"`
 
 	// resource ok: the Redis reply as JSON (integers, strings, null, arrays).
 	Reply any `json:"reply,omitempty"`

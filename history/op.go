@@ -79,6 +79,10 @@ type Op struct {
 	// Deadline is the validity deadline the lock claimed (ok acquires and
 	// renewals), on the history's clock: recorded and shown, never trusted.
 	Deadline int64 `json:"deadline,omitempty"`
+	// Queued, on an acquire's completion, is when the lock said that
+	// acquire first stood in its queue of waiters (a fair lock), stamped by
+	// the client on the history's clock; 0 when it never did.
+	Queued int64 `json:"queued,omitempty"`
 	// Refused marks a failed acquire the lock refused because the key was
 	// taken, as opposed to one that could not reach the service.
 	Refused bool `json:"refused,omitempty"`
@@ -129,6 +133,12 @@ func (o Op) Validate() error {
 	}
 	if o.Deadline < 0 {
 		return fmt.Errorf("negative deadline %d", o.Deadline)
+	}
+	if o.Queued < 0 {
+		return fmt.Errorf("negative queued time %d", o.Queued)
+	}
+	if o.Queued != 0 && (o.F != Acquire || !o.Type.Completes()) {
+		return fmt.Errorf("a queued time on a %s %s: only an acquire's completion has one", o.F, o.Type)
 	}
 	switch {
 	case o.F.IsNemesis() != (o.Process == NemesisProcess):

@@ -243,6 +243,9 @@ func (s *Session) acquire(key string) (*Lease, error) {
 	req := client.Request{Op: client.OpAcquire, Key: key, Lease: id}
 	rep, t, err := s.call(inv, req, func(rep client.Reply, op *history.Op) {
 		op.TTL = ttl
+		if rep.QueuedMonoNS != 0 {
+			op.Queued = max(s.r.cfg.Rec.FromMono(rep.QueuedMonoNS), 0)
+		}
 		if rep.Outcome == client.OutcomeFail {
 			op.Refused = rep.Refused
 			return
