@@ -51,6 +51,8 @@ const (
 	KindStaleWriteAccepted = "stale-write-accepted"
 	KindDuplicateOrder     = "duplicate-order"
 	KindOversold           = "oversold"
+	// KindQueueJump is a grant that passed a waiter already in line.
+	KindQueueJump = "queue-jump"
 	// KindFaultFailed is a fault that did not surely start or surely heal:
 	// the run did not test what it set out to, so it cannot pass.
 	KindFaultFailed = "fault-failed"
@@ -90,7 +92,7 @@ func Lookup(name string) error {
 }
 
 // DefaultCheckers judge the lock service itself; every workload runs them.
-var DefaultCheckers = []string{"double-holds", "lease-lock", "liveness", "releases"}
+var DefaultCheckers = []string{"double-holds", "fairness", "lease-lock", "liveness", "releases"}
 
 // sortAnomalies orders anomalies by time, then kind and key.
 func sortAnomalies(as []Anomaly) {

@@ -49,6 +49,8 @@ type lockOp struct {
 	invIndex, doneIndex int32
 	process             int32
 	refused             bool
+	// queued is when the lock said an acquire stood in line (0: never).
+	queued int64
 }
 
 // noCompletion is lockOp.done for an operation the history never completed.
@@ -143,7 +145,7 @@ func (b *inputBuilder) add(op history.Op, n int, stored *history.Op) {
 		l := &in.locks[rec.index]
 		l.outcome, l.done, l.doneIndex = op.Type, op.Time, int32(op.Index)
 		l.ttl, l.fence = firstOf(l.ttl, op.TTL), firstOf(op.Fence, l.fence)
-		l.owner, l.refused = firstOf(op.Owner, l.owner), op.Refused
+		l.owner, l.refused, l.queued = firstOf(op.Owner, l.owner), op.Refused, op.Queued
 	case nemesisRecord:
 		c := op
 		in.nemesis[rec.index].Complete = &c

@@ -12,7 +12,7 @@ import (
 // (Input's holds, lock operations and faults), so that CheckReader can
 // check a history without holding it: a million operations as history.Ops
 // and their pairs take more than half a gigabyte.
-var streamable = map[string]bool{"double-holds": true, "lease-lock": true, "liveness": true, "releases": true}
+var streamable = map[string]bool{"double-holds": true, "fairness": true, "lease-lock": true, "liveness": true, "releases": true}
 
 // MemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit) that
 // suits checking a history file of size bytes: what the check keeps is
