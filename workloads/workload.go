@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
@@ -117,7 +118,6 @@ func Get(name string) (Kind, error) {
 // Names lists the workloads, sorted.
 func Names() []string { return slices.Sorted(maps.Keys(registry)) }
 
-// lockChecks judge the lock service itself; every workload runs them.
-var lockChecks = []string{"double-holds", "lease-lock", "liveness"}
-
-func checks(extra ...string) []string { return append(slices.Clone(lockChecks), extra...) }
+// checks are the checkers of the lock service itself (every workload runs
+// them), then the workload's own.
+func checks(extra ...string) []string { return append(slices.Clone(checker.DefaultCheckers), extra...) }
