@@ -28,8 +28,8 @@ func Table(w io.Writer, rs []*Results) error {
 }
 
 // Damage sums up, in a few words, what the resource and the lock's users
-// suffered: lost updates, rejected stale writes, duplicate orders, keys
-// stuck taken. "-" when a run had nothing to show.
+// suffered: lost updates, rejected stale writes, duplicate orders, waiters
+// passed in a fair lock's line, keys stuck taken. "-" when a run had nothing to show.
 func Damage(r *Results) string {
 	var parts []string
 	add := func(metric, one, many string) {
@@ -44,6 +44,7 @@ func Damage(r *Results) string {
 	add("stale_writes_rejected", "stale write rejected", "stale writes rejected")
 	add("duplicate_orders", "duplicate order", "duplicate orders")
 	add("oversold_units", "unit oversold", "units oversold")
+	add("queue_jumps", "queue jump", "queue jumps")
 	if n := r.Metric("liveness_failures"); n > 0 {
 		parts = append(parts, fmt.Sprintf("stuck %s", time.Duration(r.Metric("unavailable_ms"))*time.Millisecond))
 	}
