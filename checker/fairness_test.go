@@ -160,3 +160,20 @@ func TestQueuedTimeOnlyOnAnAcquiresCompletion(t *testing.T) {
 	good := history.Op{Type: history.Fail, Process: 1, F: history.Acquire, Key: "k", Lease: "p1.1", Queued: 5}
 	require.NoError(t, good.Validate())
 }
+
+// The longest stretch between grants on one key is counted, so that a
+// lock that stayed safe by not granting shows it.
+func TestLongestStretchWithoutAGrant(t *testing.T) {
+	ops := newHistory().
+		acquire(1, "k", "a", ms(0), ms(10), ms(fairTTL), 0).
+		release(history.OK, 1, "k", "a", ms(20), ms(21)).
+		acquire(2, "k", "b", ms(30), ms(40), ms(fairTTL), 0).
+		acquire(3, "j", "c", ms(0), ms(5), ms(fairTTL), 0).
+		release(history.OK, 2, "k", "b", ms(50), ms(51)).
+		acquire(4, "k", "d", ms(60), ms(3040), ms(fairTTL), 0).
+		build()
+	s := Check(ops, Options{}).Stats
+	assert.Equal(t, int64(3000), s.LongestNoGrantMS)
+	assert.Equal(t, ms(40), s.LongestNoGrantAt)
+	assert.Equal(t, "k", s.LongestNoGrantOn)
+}

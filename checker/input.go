@@ -1,7 +1,9 @@
 package checker
 
 import (
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/deadbolt-lab/deadbolt/history"
 )
@@ -208,6 +210,7 @@ func (b *inputBuilder) finish() *Input {
 			}
 		}
 	}
+	s.LongestNoGrantMS, s.LongestNoGrantAt, s.LongestNoGrantOn = longestNoGrant(in.locks)
 	s.Processes, s.Keys = len(b.procs), len(b.keys)
 	s.Faults, s.ExpiredOnArrival = len(in.Faults), len(in.ExpiredOnArrival)
 	return in
@@ -250,4 +253,25 @@ func (in *Input) leaseHolds() map[string][]Hold {
 		}
 	})
 	return in.byLease
+}
+
+// longestNoGrant finds the longest stretch on one key between two grants
+// that followed each other: its length in ms, its start and its key.
+func longestNoGrant(locks []lockOp) (ms, at int64, key string) {
+	grants := map[string][]int64{}
+	for i := range locks {
+		if l := &locks[i]; l.f == history.Acquire && l.outcome == history.OK && l.process >= 0 {
+			grants[l.key] = append(grants[l.key], l.done)
+		}
+	}
+	var longest int64
+	for k, ts := range grants {
+		slices.Sort(ts)
+		for i := 1; i < len(ts); i++ {
+			if d := ts[i] - ts[i-1]; d > longest || (d == longest && k < key) {
+				longest, at, key = d, ts[i-1], k
+			}
+		}
+	}
+	return longest / int64(time.Millisecond), at, key
 }

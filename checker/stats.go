@@ -17,18 +17,24 @@ type Stats struct {
 	// ExpiredOnArrival counts leases granted after their TTL had passed:
 	// no holding window, yet a client that uses them anyway.
 	ExpiredOnArrival int `json:"expired_on_arrival"`
-	ReadsOK          int `json:"reads_ok"`
-	ReadsFail        int `json:"reads_fail"`
-	ReadsInfo        int `json:"reads_info"`
-	WritesOK         int `json:"writes_ok"`
-	WritesFail       int `json:"writes_fail"`
-	WritesInfo       int `json:"writes_info"`
-	OrdersOK         int `json:"orders_ok"`
-	OrdersFail       int `json:"orders_fail"`
-	OrdersInfo       int `json:"orders_info"`
-	Processes        int `json:"processes"`
-	Keys             int `json:"keys"`
-	Faults           int `json:"faults"`
+	// LongestNoGrantMS is the longest stretch on one key from a grant (an
+	// ok acquire's completion) to the next, in ms: how long a lock that
+	// stayed safe may have stopped granting.
+	LongestNoGrantMS int64  `json:"longest_no_grant_ms"`
+	LongestNoGrantAt int64  `json:"longest_no_grant_at,omitempty"`
+	LongestNoGrantOn string `json:"longest_no_grant_key,omitempty"`
+	ReadsOK          int    `json:"reads_ok"`
+	ReadsFail        int    `json:"reads_fail"`
+	ReadsInfo        int    `json:"reads_info"`
+	WritesOK         int    `json:"writes_ok"`
+	WritesFail       int    `json:"writes_fail"`
+	WritesInfo       int    `json:"writes_info"`
+	OrdersOK         int    `json:"orders_ok"`
+	OrdersFail       int    `json:"orders_fail"`
+	OrdersInfo       int    `json:"orders_info"`
+	Processes        int    `json:"processes"`
+	Keys             int    `json:"keys"`
+	Faults           int    `json:"faults"`
 }
 
 func count(t history.Type, ok, fail, info *int) {

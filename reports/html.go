@@ -34,6 +34,7 @@ type runPage struct {
 	R         *Results
 	Outcome   string
 	Damage    string
+	NoGrant   string
 	Anomalies []anomalyRow
 	Timeline  timeline
 	Body      template.HTML // the timeline's drawing
@@ -71,7 +72,7 @@ func WriteHTML(dir string, r *Results) error {
 
 func renderRun(d *runData, dir string) ([]byte, error) {
 	r := d.Results
-	p := runPage{R: r, Outcome: "matches", Damage: Damage(r), Lanes: len(d.Lanes)}
+	p := runPage{R: r, Outcome: "matches", Damage: Damage(r), NoGrant: NoGrant(r), Lanes: len(d.Lanes)}
 	if !r.Matches {
 		p.Outcome = "does NOT match"
 	}

@@ -27,6 +27,7 @@ func Markdown(r *Results) string {
 		{"releases ok / fail / info", fmt.Sprintf("%d / %d / %d", r.Stats.ReleasesOK, r.Stats.ReleasesFail, r.Stats.ReleasesInfo)},
 		{"renewals (ok)", fmt.Sprintf("%d (%d)", r.Stats.Renewals, r.Stats.RenewalsOK)},
 		{"leases granted after their TTL", fmt.Sprint(r.Stats.ExpiredOnArrival)},
+		{"longest stretch without a grant", NoGrant(r)},
 		{"resource reads / writes / orders ok", fmt.Sprintf("%d / %d / %d", r.Stats.ReadsOK, r.Stats.WritesOK, r.Stats.OrdersOK)},
 		{"damage", Damage(r)},
 		{"final health check", r.Health},
@@ -93,3 +94,11 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // Seconds formats a history time (ns since the run started) as t+S.SSSs.
 func Seconds(ns int64) string { return fmt.Sprintf("t+%.3fs", float64(ns)/1e9) }
+
+// NoGrant says how long the lock went without granting one key, and when.
+func NoGrant(r *Results) string {
+	if r.Stats.LongestNoGrantOn == "" {
+		return "-"
+	}
+	return fmt.Sprintf("%.1fs on key %q from t+%.3fs", float64(r.Stats.LongestNoGrantMS)/1000, r.Stats.LongestNoGrantOn, float64(r.Stats.LongestNoGrantAt)/1e9)
+}
