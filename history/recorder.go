@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"sync"
 	"time"
 )
@@ -31,16 +32,34 @@ type watcher struct {
 // NewRecorder starts the run's clock now. w may be nil to keep ops in memory only.
 func NewRecorder(w io.Writer) *Recorder {
 	r := &Recorder{start: time.Now(), watchers: map[int]watcher{}}
-	// Bracket the monotonic read with two of the history's clock, so the
-	// offset errs by half the bracket at most, not by a whole read.
-	before := time.Since(r.start)
-	mono := MonoNow()
-	after := time.Since(r.start)
-	r.mono0 = mono - int64(before+after)/2
+	r.mono0 = monoOffset(r.start)
 	if w != nil {
 		r.enc = json.NewEncoder(w)
 	}
 	return r
+}
+
+// offsetReads is how many bracketed reads monoOffset takes.
+const offsetReads = 16
+
+// monoOffset is CLOCK_MONOTONIC at start. Each read of it is bracketed by
+// two of the history's clock and errs by half the bracket at most, not by
+// a whole read; a thread descheduled inside a bracket (the read is a
+// system call, and a loaded machine preempts there) stretches it to
+// milliseconds, which would misplace every client-stamped event of the
+// run by half that. The narrowest of several brackets is kept.
+func monoOffset(start time.Time) int64 {
+	var offset int64
+	narrowest := time.Duration(math.MaxInt64)
+	for range offsetReads {
+		before := time.Since(start)
+		mono := MonoNow()
+		after := time.Since(start)
+		if after-before < narrowest {
+			narrowest, offset = after-before, mono-int64(before+after)/2
+		}
+	}
+	return offset
 }
 
 // Now is the current time on the history's clock.
