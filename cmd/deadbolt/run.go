@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -267,13 +268,17 @@ func summarize(stdout io.Writer, rs []*reports.Results) error {
 		if r.Health != "ok" {
 			fmt.Fprintf(stdout, "  the healed cluster failed its final health check: %s\n", r.Health)
 		}
-		fmt.Fprintf(stdout, "  report: %s/%s\n", r.Dir, reports.ReportFile)
+		fmt.Fprintf(stdout, "  report: %s (and %s beside it)\n", filepath.Join(r.Dir, reports.HTMLFile), reports.ReportFile)
 		switch {
 		case !r.Matches && r.Verdict != "unknown":
 			code = exitContradicts
 		case (r.Verdict == "unknown" || r.Health != "ok") && code == exitOK:
 			code = exitUnknown
 		}
+	}
+	if len(rs) > 0 {
+		// Every run's directory is <store>/<scenario>/<time>.
+		fmt.Fprintf(stdout, "\nevery run in the store: %s\n", filepath.Join(filepath.Dir(filepath.Dir(rs[0].Dir)), reports.IndexFile))
 	}
 	if code != exitOK {
 		return exitError{code}
