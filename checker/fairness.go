@@ -70,23 +70,23 @@ func (fairness) Check(in *Input) Result {
 	for _, l := range in.ExpiredOnArrival {
 		expired[l] = true
 	}
-	byKey := map[string][]*lockOp{}
 	queued := 0
 	for i := range in.locks {
-		l := &in.locks[i]
-		if l.f != history.Acquire || l.process < 0 {
-			continue
-		}
-		if l.queued > 0 {
+		if l := &in.locks[i]; l.f == history.Acquire && l.process >= 0 && l.queued > 0 {
 			queued++
 		}
-		byKey[l.key] = append(byKey[l.key], l)
 	}
 	r.Metrics["queued"] = int64(queued)
 	if queued == 0 {
 		r.Applicable = false
 		r.Reason = "no queue: the lock never said an acquire stood in line, so there is no order to keep."
 		return r
+	}
+	byKey := map[string][]*lockOp{}
+	for i := range in.locks {
+		if l := &in.locks[i]; l.f == history.Acquire && l.process >= 0 {
+			byKey[l.key] = append(byKey[l.key], l)
+		}
 	}
 	var jumps []QueueJump
 	var pairs, passed int64
