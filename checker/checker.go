@@ -53,8 +53,9 @@ const (
 	KindOversold           = "oversold"
 	// KindQueueJump is a grant that passed a waiter already in line.
 	KindQueueJump = "queue-jump"
-	// KindFaultFailed is a fault that did not surely start or surely heal:
-	// the run did not test what it set out to, so it cannot pass.
+	// KindFaultFailed is a fault that did not surely start or surely heal,
+	// or a health check around one that did not pass: the run did not test
+	// what it set out to, so it cannot pass.
 	KindFaultFailed = "fault-failed"
 )
 

@@ -124,7 +124,9 @@ func FaultsDuring(ws []FaultWindow, a, b int64) []string {
 }
 
 // faultTroubles finds fault steps that did not complete ok: a start that
-// failed or is unknown, a heal that failed, is unknown or never came.
+// failed or is unknown, a heal that failed, is unknown or never came, and a
+// health check around a fault that did not pass: the fault's effect is
+// then in doubt.
 func faultTroubles(pairs []history.Operation) []Anomaly {
 	var out []Anomaly
 	var starts []history.Operation // ok ones
@@ -139,11 +141,18 @@ func faultTroubles(pairs []history.Operation) []Anomaly {
 			}
 			continue
 		}
-		what := "start"
-		if inv.F == history.FaultEnd {
-			what = "heal"
+		var what string
+		switch inv.F {
+		case history.FaultStart:
+			what = "the start of " + faultName(inv)
+		case history.FaultEnd:
+			what = "the heal of " + faultName(inv)
+		case history.HealthBefore:
+			what = "the health check before " + faultName(inv) + " struck"
+		case history.HealthAfter:
+			what = "the health check after " + faultName(inv) + " was healed"
 		}
-		out = append(out, faultTrouble(p, fmt.Sprintf("the %s of %s ended %s", what, faultName(inv), outcomeText(p))))
+		out = append(out, faultTrouble(p, fmt.Sprintf("%s ended %s", what, outcomeText(p))))
 	}
 	for _, p := range starts {
 		inv := p.Invoke

@@ -136,8 +136,8 @@ func runCheckers(in *Input, names []string, opts Options) Report {
 	r.Verdict = Merge(verdicts...)
 	r.Reason = r.reason(idle, minAcquires)
 	if len(troubles) > 0 && r.Verdict != Invalid {
-		r.Reason = fmt.Sprintf("%s did not surely start or heal (the first: %s), so the run did not test what it set out to and cannot pass. %s",
-			plural(len(troubles), "fault"), troubles[0].Text, r.Reason)
+		r.Reason = fmt.Sprintf("%s of the nemesis did not surely go as planned (the first: %s), so the run did not test what it set out to and cannot pass. %s",
+			plural(len(troubles), "step"), troubles[0].Text, r.Reason)
 	}
 	return r
 }

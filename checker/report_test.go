@@ -281,6 +281,9 @@ func TestFaultThatFailedToStartOrHealIsNeverValid(t *testing.T) {
 	heal := start
 	heal.F, heal.Time = history.FaultEnd, ms(70)
 	failed := func(o *history.Op) { o.Error = "no such container" }
+	before := history.Op{Time: ms(55), Process: n, F: history.HealthBefore, Fault: "pause-node"}
+	after := history.Op{Time: ms(75), Process: n, F: history.HealthAfter, Fault: "pause-node", FaultID: "f9", Node: "redis-2"}
+	unhealthy := func(o *history.Op) { o.Error = "cluster r1 not healthy after 1m0s: PING redis-2: i/o timeout" }
 	cases := map[string]*builder{
 		"start failed":    legal().call(start, history.Fail, ms(61), failed),
 		"start unknown":   legal().call(start, history.Info, ms(61), nil),
@@ -288,17 +291,30 @@ func TestFaultThatFailedToStartOrHealIsNeverValid(t *testing.T) {
 		"heal unknown":    legal().call(start, history.OK, ms(61), nil).call(heal, history.Info, ms(71), nil),
 		"never healed":    legal().call(start, history.OK, ms(61), nil),
 		"heal unanswered": legal().call(start, history.OK, ms(61), nil).call(heal, history.Invoke, 0, nil),
+		"unhealthy before": legal().call(before, history.Fail, ms(59), unhealthy).call(start, history.OK, ms(61), nil).
+			call(heal, history.OK, ms(71), nil),
+		"unhealthy after": legal().call(start, history.OK, ms(61), nil).call(heal, history.OK, ms(71), nil).
+			call(after, history.Fail, ms(80), unhealthy),
+		"check interrupted": legal().call(start, history.OK, ms(61), nil).call(heal, history.OK, ms(71), nil).
+			call(after, history.Info, ms(80), nil),
 	}
 	for name, b := range cases {
 		r := Check(b.build(), Options{})
 		assert.Equal(t, Unknown, r.Verdict, name)
 		assert.Contains(t, kinds(r.Anomalies), KindFaultFailed, name)
-		assert.Contains(t, r.Reason, "pause-node(redis-2)", name)
+		target := "pause-node(redis-2)"
+		if name == "unhealthy before" {
+			target = "before pause-node struck" // the target is chosen when it strikes
+		}
+		assert.Contains(t, r.Reason, target, name)
 		assert.Contains(t, r.Reason, "cannot pass", name)
 	}
 	assert.Contains(t, Check(cases["heal failed"].build(), Options{}).Reason, "no such container")
+	assert.Contains(t, Check(cases["unhealthy after"].build(), Options{}).Reason,
+		"the health check after pause-node(redis-2) was healed ended fail: cluster r1 not healthy")
 
-	ok := Check(legal().call(start, history.OK, ms(61), nil).call(heal, history.OK, ms(71), nil).build(), Options{})
+	ok := Check(legal().call(before, history.OK, ms(56), nil).call(start, history.OK, ms(61), nil).
+		call(heal, history.OK, ms(71), nil).call(after, history.OK, ms(80), nil).build(), Options{})
 	assert.Equal(t, Valid, ok.Verdict, ok.Reason)
 	assert.Empty(t, ok.Anomalies)
 

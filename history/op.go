@@ -38,6 +38,12 @@ const (
 	// FaultStart and FaultEnd bracket a nemesis fault; Fault names it.
 	FaultStart F = "fault-start"
 	FaultEnd   F = "fault-end"
+	// HealthBefore and HealthAfter are the nemesis's checks that the
+	// cluster is healthy before a fault strikes and again once it is healed
+	// (Fault and Node name the fault; HealthAfter carries its FaultID). A
+	// check that did not end ok leaves the fault's effect in doubt.
+	HealthBefore F = "health-before"
+	HealthAfter  F = "health-after"
 )
 
 // Process ids that are not clients.
@@ -111,8 +117,10 @@ func (f F) IsLock() bool { return f == Acquire || f == Release || f == Renew || 
 // IsResource reports operations on the protected resource.
 func (f F) IsResource() bool { return f == Read || f == Write || f == Order }
 
-// IsNemesis reports fault operations.
-func (f F) IsNemesis() bool { return f == FaultStart || f == FaultEnd }
+// IsNemesis reports the nemesis's operations: faults and health checks.
+func (f F) IsNemesis() bool {
+	return f == FaultStart || f == FaultEnd || f == HealthBefore || f == HealthAfter
+}
 
 // Validate checks the fields a checker relies on.
 func (o Op) Validate() error {

@@ -103,6 +103,7 @@ func TestCrashClientKillsTheHolderWhichNeverReleases(t *testing.T) {
 	spec := cluster.Spec{Topology: cluster.Independent, Masters: 1}
 	ops, ws := faultRun(t, spec, "mutex", "simple", "crash-client", nemesis.Params{Key: "k"}, 5*time.Second, nil)
 	require.Len(t, ws, 1)
+	require.Less(t, time.Duration(ws[0].End-ws[0].Start), time.Second, "a crash has nothing to heal: its window closes at once")
 	victim, _ := strconv.Atoi(strings.Fields(ws[0].Node)[1])
 	var leases []string
 	for _, op := range ops {
@@ -131,9 +132,10 @@ func TestPauseAtStopsTheClientInsideTheLock(t *testing.T) {
 			require.Equal(t, "T", r.Process(victim).State())
 		})
 	require.Len(t, ws, 1)
-	require.Equal(t, "pause-at", ws[0].Fault)
+	require.Equal(t, "pause-client", ws[0].Fault, "pause-at is the pause-client fault, struck at the point")
 	require.Contains(t, ws[0].Node, "at after-get")
 	require.True(t, ws[0].Healed)
+	require.GreaterOrEqual(t, time.Duration(ws[0].End-ws[0].Start), time.Second, "twice the 500ms TTL")
 }
 
 func TestClientFaultParamsAreChecked(t *testing.T) {
@@ -141,4 +143,8 @@ func TestClientFaultParamsAreChecked(t *testing.T) {
 	require.ErrorContains(t, err, "can wait for an ok acquire or read")
 	_, err = nemesis.New("pause-client", nemesis.Params{For: -time.Second})
 	require.ErrorContains(t, err, "must not be negative")
+	_, err = nemesis.New("pause-at", nemesis.Params{Key: "k"})
+	require.ErrorContains(t, err, "needs the point")
+	_, err = nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{{Fault: "pause-client", Target: "primary", Point: "after-get"}}})
+	require.ErrorContains(t, err, "needs a client target")
 }

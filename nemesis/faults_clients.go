@@ -22,7 +22,7 @@ func init() {
 				return nil, fmt.Errorf("crash-client needs a client, not %q", t.Name)
 			}
 			t.Process.Kill()
-			return func(context.Context) error { return nil }, nil
+			return nil, nil // nothing to heal: the workload starts a fresh process
 		}))
 	registerFault("link-delay", "link:0:redis-1", "hold every reply from the nodes to the client back by the step's 'by' (requests pass at once); the heal lifts it",
 		FaultFunc(func(ctx context.Context, env Env, t Target, by time.Duration) (Heal, error) {

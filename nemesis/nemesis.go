@@ -27,6 +27,12 @@ type Env struct {
 	Rng     *rand.Rand
 	// TTL is the workload's lease time, for schedules that must outwait it.
 	TTL time.Duration
+	// Halt ends only when the run is interrupted (nil: never). Health
+	// checks give up on it; heals never do.
+	Halt context.Context
+	// HealthTimeout is how long a health check around a fault waits for
+	// the cluster (0: a minute, as long as the final check after the run).
+	HealthTimeout time.Duration
 }
 
 // Params tune a schedule; zero fields take its defaults. Faults on clients
@@ -162,20 +168,6 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
-}
-
-// inject runs one fault window: do, wait hold, undo. undo runs even when do
-// failed halfway or ctx ended, so nothing stays broken.
-func inject(ctx context.Context, env Env, fault, node string, do, undo func(context.Context) error, hold time.Duration) error {
-	w := &window{rec: env.Rec, fault: fault, node: node}
-	err := w.step(history.FaultStart, do)
-	if err == nil {
-		sleep(ctx, hold)
-	}
-	if uerr := w.step(history.FaultEnd, undo); err == nil {
-		err = uerr
-	}
-	return err
 }
 
 // or is d, or def when d is zero.

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
 func init() {
@@ -20,8 +23,15 @@ type Step struct {
 	Fault string `json:"fault"`
 	// Target is a selector (target.go); "" takes the fault's default.
 	Target string `json:"target,omitempty"`
-	// Key is the key whose holder the holder target means.
-	Key string `json:"key,omitempty"`
+	// Key is the key whose holder the holder target means, and On the
+	// workload event that shows it holds Key: an ok acquire (the default)
+	// or an ok read of the resource under the lease.
+	Key string    `json:"key,omitempty"`
+	On  history.F `json:"on,omitempty"`
+	// Point, for a fault on a client, arms this named point inside the
+	// lock on the target (such as between GET and DEL) and strikes when the
+	// client has stopped itself there.
+	Point string `json:"point,omitempty"`
 	// WaitKey, when set, holds the step back until client slot WaitSlot's
 	// (any client's, with AnySlot) acquire of WaitKey is ok: the workload
 	// event the fault is aimed at.
@@ -30,11 +40,13 @@ type Step struct {
 	// After is how long after the previous step struck (and the wait) this
 	// one strikes.
 	After time.Duration `json:"after,omitempty"`
-	// For is how long the fault lasts; 0 keeps it until the run ends.
+	// For is how long the fault lasts; 0 (with no TTLs) keeps it until the
+	// run ends. A fault with nothing to heal (a crash) ends at once.
 	For time.Duration `json:"for,omitempty"`
-	// OutlastTTL adds the lease TTL to For, so every lease the target
-	// granted has expired by the heal (antirez's delayed restart).
-	OutlastTTL bool `json:"outlast_ttl,omitempty"`
+	// TTLs adds this many lease TTLs to For: 1 outlasts every lease the
+	// target granted (antirez's delayed restart), 2 is a pause in which the
+	// holder's lease surely runs out.
+	TTLs int `json:"ttls,omitempty"`
 	// By is the fault's size: a clock jump, a link delay.
 	By time.Duration `json:"by,omitempty"`
 }
@@ -51,8 +63,14 @@ func (s Step) validate() error {
 	if err := checkSelector(target); err != nil {
 		return fmt.Errorf("fault %s: %w", s.Fault, err)
 	}
-	if s.After < 0 || s.For < 0 || s.WaitSlot < AnySlot {
-		return fmt.Errorf("fault %s: negative after, for or wait slot", s.Fault)
+	if s.After < 0 || s.For < 0 || s.TTLs < 0 || s.WaitSlot < AnySlot {
+		return fmt.Errorf("fault %s: negative after, for, ttls or wait slot", s.Fault)
+	}
+	if s.On != "" && s.On != history.Acquire && s.On != history.Read {
+		return fmt.Errorf("fault %s: a holder is shown by an ok %s or %s, not %q", s.Fault, history.Acquire, history.Read, s.On)
+	}
+	if kind, _, _ := strings.Cut(target, ":"); s.Point != "" && kind != "client" && kind != "holder" {
+		return fmt.Errorf("fault %s: a point inside the lock needs a client target, not %q", s.Fault, target)
 	}
 	return nil
 }
@@ -61,8 +79,13 @@ func (s Step) validate() error {
 const AnySlot = -1
 
 // Plan runs its steps in order; each heals on its own schedule, so faults
-// overlap as the steps say. Everything is healed before Run returns.
-type Plan struct{ Steps []Step }
+// overlap as the steps say. Everything is healed before Run returns. The
+// cluster's health is checked before a step when no fault is in effect,
+// and after the heal that leaves none.
+type Plan struct {
+	Steps  []Step
+	active atomic.Int32 // faults struck and not yet healed
+}
 
 func (n *Plan) Span(ttl time.Duration) time.Duration {
 	var at, end time.Duration
@@ -75,15 +98,17 @@ func (n *Plan) Span(ttl time.Duration) time.Duration {
 
 // hold is how long the step's fault lasts; 0 keeps it until the run ends.
 func (s Step) hold(ttl time.Duration) time.Duration {
-	if s.OutlastTTL {
-		return ttl + s.For
-	}
-	return s.For
+	return s.For + time.Duration(s.TTLs)*ttl
 }
 
 func (n *Plan) validate() error {
 	if len(n.Steps) == 0 {
 		return errors.New("nemesis plan needs at least one step")
+	}
+	for _, s := range n.Steps {
+		if err := s.validate(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -95,6 +120,9 @@ func (n *Plan) Run(ctx context.Context, env Env) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*len(n.Steps))
 	for _, s := range n.Steps {
+		if n.active.Load() == 0 {
+			checkHealth(env, history.HealthBefore, s.Fault, "", "")
+		}
 		if s.WaitKey != "" && acquiredBy(ctx, env, s.WaitSlot, s.WaitKey) != nil {
 			break // the run ended first
 		}
@@ -126,7 +154,17 @@ func (n *Plan) strike(ctx context.Context, env Env, s Step, wg *sync.WaitGroup, 
 	if sel == "" {
 		sel = e.target
 	}
-	t, err := resolve(ctx, env, sel, s.Key)
+	var stops <-chan workloads.Stop
+	if s.Point != "" && env.Clients != nil {
+		// Watch before arming: the client can stop at once.
+		ch, cancel := env.Clients.WatchStops()
+		defer cancel()
+		stops = ch
+	}
+	t, err := resolve(ctx, env, sel, s.Key, s.On)
+	if err == nil && s.Point != "" {
+		t, err = stoppedAt(ctx, t, s.Point, stops)
+	}
 	if err != nil {
 		return quiet(ctx, fmt.Errorf("fault %s: %w", s.Fault, err))
 	}
@@ -136,19 +174,22 @@ func (n *Plan) strike(ctx context.Context, env Env, s Step, wg *sync.WaitGroup, 
 	}
 	w := &window{rec: env.Rec, fault: s.Fault, node: name}
 	var heal Heal
+	n.active.Add(1)
 	ierr := w.step(history.FaultStart, func(ctx context.Context) error {
 		var err error
 		heal, err = e.fault.Inject(ctx, env, t, s.By)
 		return err
 	})
-	if heal == nil {
-		// Nothing was done, so nothing to undo; the window still closes.
+	// No heal: nothing was done, or nothing can be undone (a crash); the
+	// window closes at once.
+	instant := heal == nil
+	if instant {
 		heal = func(context.Context) error { return nil }
 	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if ierr == nil {
+		if ierr == nil && !instant {
 			hold := s.hold(env.TTL)
 			if hold == 0 {
 				hold = time.Duration(1<<63 - 1)
@@ -158,6 +199,38 @@ func (n *Plan) strike(ctx context.Context, env Env, s Step, wg *sync.WaitGroup, 
 		if err := w.step(history.FaultEnd, heal); err != nil {
 			errs <- err
 		}
+		if n.active.Add(-1) == 0 {
+			checkHealth(env, history.HealthAfter, s.Fault, name, w.id)
+		}
 	}()
 	return ierr
+}
+
+// stoppedAt arms point on the target client and waits until it has
+// stopped itself there; t then names the point too.
+func stoppedAt(ctx context.Context, t Target, point string, stops <-chan workloads.Stop) (Target, error) {
+	if t.Process == nil || stops == nil {
+		return t, fmt.Errorf("a point inside the lock needs a client process, not %q", t.Name)
+	}
+	t.Process.Arm(point)
+	for {
+		select {
+		case <-ctx.Done():
+			return t, ctx.Err() // never reached: the run ended first
+		case st := <-stops:
+			if st.Proc == t.Process && st.Point == point {
+				t.Name = fmt.Sprintf("%s at %s", t.Name, point)
+				return t, t.Process.WaitState(ctx, "T")
+			}
+		}
+	}
+}
+
+// quiet drops the error of a step that ended because its context did: the
+// run ended before the fault's moment came.
+func quiet(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }

@@ -76,3 +76,54 @@ func TestPlanStepsAreCheckedBeforeAnyContainer(t *testing.T) {
 	_, err := nemesis.New("plan", nemesis.Params{})
 	require.ErrorContains(t, err, "at least one step")
 }
+
+// The cluster's health is checked before a fault and after its heal, and
+// recorded; a check that fails leaves the run unknown, naming it.
+func TestPlanChecksHealthAroundEachFault(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 2})
+	plan := func() nemesis.Nemesis {
+		n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{
+			{Fault: "pause-node", Target: "node:redis-1", For: 200 * time.Millisecond},
+		}})
+		require.NoError(t, err)
+		return n
+	}
+	run := func() []history.Op {
+		rec := history.NewRecorder(nil)
+		env := nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second, HealthTimeout: 2 * time.Second}
+		require.NoError(t, plan().Run(context.Background(), env))
+		return rec.Ops()
+	}
+	var fs []string
+	for _, op := range run() {
+		if op.Type != history.Invoke {
+			fs = append(fs, string(op.F)+" "+string(op.Type))
+		}
+	}
+	require.Equal(t, []string{"health-before ok", "fault-start ok", "fault-end ok", "health-after ok"}, fs)
+
+	// redis-2 down outside the nemesis: neither check can pass.
+	down, err := c.Node("redis-2")
+	require.NoError(t, err)
+	require.NoError(t, down.Kill(context.Background()))
+	ops := run()
+	var failed []history.F
+	for _, op := range ops {
+		if op.Type == history.Fail {
+			require.Contains(t, op.Error, "not healthy after 2s")
+			failed = append(failed, op.F)
+		}
+	}
+	require.Equal(t, []history.F{history.HealthBefore, history.HealthAfter}, failed)
+	r := checker.Check(ops, checker.Options{})
+	require.Equal(t, checker.Unknown, r.Verdict)
+	require.Contains(t, r.Reason, "the health check before pause-node struck ended fail")
+	troubles := 0
+	for _, a := range r.Anomalies {
+		if a.Kind == checker.KindFaultFailed {
+			troubles++
+		}
+	}
+	require.Equal(t, 2, troubles, "both checks are anomalies")
+	require.NoError(t, down.Start(context.Background()))
+}

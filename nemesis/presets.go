@@ -1,30 +1,94 @@
 package nemesis
 
-import "time"
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+)
 
-// The schedules of the first scenarios, each now a one-step plan: a fault
-// from the catalogue, a target selector and a moment. A preset is one
-// registry line.
+// The named schedules of the scenarios, each a one-step plan: a fault from
+// the catalogue, a target selector and a moment, built from the
+// scenario's parameters. A preset is one registry line.
 func init() {
 	preset("isolate-primary", "sentinel",
 		"cut the master off from its replicas and Sentinels (clients still reach it) until Sentinel promotes a replica, then heal",
-		func(p Params) Step {
-			return Step{Fault: "isolate-primary", Target: "primary", After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second)}
+		func(p Params) (Step, error) {
+			return Step{Fault: "isolate-primary", Target: "primary", After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second)}, nil
 		})
 	preset("kill-primary", "sentinel",
 		"SIGKILL the master, let Sentinel promote a replica, restart the old master (empty: no persistence)",
-		func(p Params) Step {
-			return Step{Fault: "kill", Target: "primary", After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second)}
+		func(p Params) (Step, error) {
+			return Step{Fault: "kill", Target: "primary", After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second)}, nil
 		})
 	preset("kill-minority", "independent",
 		"SIGKILL a minority of the independent masters and restart them (empty) only after the lease TTL has passed",
-		func(p Params) Step {
-			return Step{Fault: "kill", Target: "minority", After: or(p.After, 3*time.Second), For: or(p.For, time.Second), OutlastTTL: true}
+		func(p Params) (Step, error) {
+			return Step{Fault: "kill", Target: "minority", After: or(p.After, 3*time.Second), For: or(p.For, time.Second), TTLs: 1}, nil
 		})
+	preset("pause-client", "",
+		"SIGSTOP a client process (the holder of a key the moment it holds it, or a named client) for twice the TTL, then SIGCONT: "+
+			"a stop-the-world pause that freezes the lock's own timers with it",
+		func(p Params) (Step, error) { return pauseLong(clientStep("pause-client", p)), nil })
+	preset("crash-client", "",
+		"SIGKILL a client process (the holder of a key the moment it holds it, or a named client): it never releases, "+
+			"and a fresh process takes its place",
+		func(p Params) (Step, error) { return clientStep("crash-client", p), nil })
+	preset("pause-at", "",
+		"stop a client inside the lock at a named point (such as between GET and DEL) for twice the TTL, then resume it",
+		func(p Params) (Step, error) {
+			s, err := pointStep("pause-client", p)
+			return pauseLong(s), err
+		})
+	preset("crash-at", "",
+		"stop a client inside the lock at a named point (such as between SETNX and EXPIRE) and kill it there",
+		func(p Params) (Step, error) { return pointStep("crash-client", p) })
 }
 
 // preset registers a named schedule that runs one step built from the
 // scenario's parameters.
-func preset(name, topology, summary string, step func(Params) Step) {
-	register(name, topology, summary, func(p Params) Nemesis { return &Plan{Steps: []Step{step(p)}} })
+func preset(name, topology, summary string, step func(Params) (Step, error)) {
+	register(name, topology, summary, func(p Params) Nemesis {
+		s, err := step(p)
+		if err != nil {
+			return invalid{err}
+		}
+		return &Plan{Steps: []Step{s}}
+	})
 }
+
+// clientStep aims fault at the holder of p.Key (shown by p.On), or else at
+// client slot p.Client.
+func clientStep(fault string, p Params) Step {
+	s := Step{Fault: fault, Target: "client:" + strconv.Itoa(p.Client), After: p.After, For: p.For}
+	if p.Key != "" {
+		s.Target, s.Key, s.On = "holder", p.Key, p.On
+	}
+	return s
+}
+
+// pauseLong makes a pause with no length of its own last twice the TTL,
+// so that the holder's lease surely runs out while it sleeps.
+func pauseLong(s Step) Step {
+	if s.For == 0 {
+		s.TTLs = 2
+	}
+	return s
+}
+
+// pointStep is clientStep struck where the client stops itself at p.Point.
+func pointStep(fault string, p Params) (Step, error) {
+	if p.Point == "" {
+		return Step{}, errors.New(fault + " at a point needs the point (such as after-get)")
+	}
+	s := clientStep(fault, p)
+	s.Point = p.Point
+	return s, nil
+}
+
+// invalid is a schedule whose parameters cannot work; New reports why.
+type invalid struct{ err error }
+
+func (invalid) Span(time.Duration) time.Duration { return 0 }
+func (n invalid) Run(context.Context, Env) error { return n.err }
+func (n invalid) validate() error                { return n.err }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/deadbolt-lab/deadbolt/history"
 )
 
 func init() {
@@ -70,6 +72,7 @@ func (n *Random) Run(ctx context.Context, env Env) error {
 			break
 		}
 		s := n.step(env)
+		checkHealth(env, history.HealthBefore, s.Fault, "", "")
 		if err := plan.strike(ctx, env, s, &wg, errs); err != nil {
 			all = append(all, err)
 		}

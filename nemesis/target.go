@@ -51,8 +51,9 @@ func checkSelector(sel string) error {
 	return fmt.Errorf("bad target %q (known: %s)", sel, SelectorHelp)
 }
 
-// resolve finds the target of sel now. key is the step's key for holder.
-func resolve(ctx context.Context, env Env, sel, key string) (Target, error) {
+// resolve finds the target of sel now. key and on are the step's, for
+// holder.
+func resolve(ctx context.Context, env Env, sel, key string, on history.F) (Target, error) {
 	kind, arg, _ := strings.Cut(sel, ":")
 	c := env.Cluster
 	nodes := func(ns ...*cluster.Node) (Target, error) {
@@ -101,18 +102,17 @@ func resolve(ctx context.Context, env Env, sel, key string) (Target, error) {
 		}
 		return nodes(ns...)
 	case "client", "holder":
-		p := Params{Key: key}
+		slot := 0
 		if kind == "client" {
-			p.Key = ""
-			p.Client = slotOf(env, arg)
+			key, slot = "", slotOf(env, arg)
 		} else if key == "" {
 			return Target{}, fmt.Errorf("target holder needs the step's key")
 		}
-		id, proc, err := victim(ctx, env, p)
+		id, proc, err := victim(ctx, env, slot, key, on)
 		if err != nil {
 			return Target{}, err
 		}
-		return Target{Process: proc, Slot: p.Client, Name: fmt.Sprintf("process %d", id)}, nil
+		return Target{Process: proc, Slot: slot, Name: fmt.Sprintf("process %d", id)}, nil
 	case "link":
 		slotText, names, _ := strings.Cut(arg, ":")
 		slot := slotOf(env, slotText)

@@ -9,23 +9,22 @@ import (
 )
 
 // victim finds the client process a fault on clients acts on: the holder
-// of p.Key, the moment the workload shows it holds the key (so that a
-// reproduction is not luck), or else client slot p.Client's current
+// of key, the moment the workload shows it holds the key by an ok on (so
+// that a reproduction is not luck), or else client slot's current
 // process. It returns the history process id and the OS process.
-func victim(ctx context.Context, env Env, p Params) (int, *client.Process, error) {
+func victim(ctx context.Context, env Env, slot int, key string, on history.F) (int, *client.Process, error) {
 	if env.Clients == nil {
 		return 0, nil, errors.New("this run has no client processes to fault")
 	}
-	if p.Key == "" {
-		return env.Clients.Client(p.Client)
+	if key == "" {
+		return env.Clients.Client(slot)
 	}
-	on := p.On
 	if on == "" {
 		on = history.Acquire
 	}
 	for {
 		holds, cancel := env.Rec.Watch(func(op history.Op) bool {
-			return op.F == on && op.Type == history.OK && op.Key == p.Key && op.Process >= 0
+			return op.F == on && op.Type == history.OK && op.Key == key && op.Process >= 0
 		})
 		select {
 		case op := <-holds:

@@ -222,7 +222,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	rng := rand.New(rand.NewPCG(o.Seed, 0x6e656d65))
 	nemErr := make(chan error, 1)
 	go func() {
-		nemErr <- nem.Run(nctx, nemesis.Env{Cluster: cl, Clients: runner, Rec: rec, Rng: rng, TTL: s.TTL})
+		nemErr <- nem.Run(nctx, nemesis.Env{Cluster: cl, Clients: runner, Rec: rec, Rng: rng, TTL: s.TTL, Halt: ctx})
 	}()
 	watched := o.watch(Live{Scenario: s.Name, Started: time.Now(), Time: s.Time, Rec: rec})
 	werr := runner.Run(ctx, stop)

@@ -1,0 +1,41 @@
+package nemesis
+
+import (
+	"context"
+	"time"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// healthTimeout is how long a check around a fault waits for the cluster
+// by default, as long as the final check after the run: a Sentinel takes
+// seconds to turn a restarted master into a replica.
+const healthTimeout = time.Minute
+
+// checkHealth records one check that the cluster is healthy (every node
+// answers, one master that replicas and Sentinels follow), waiting up to
+// env.HealthTimeout. A check that fails stays in the history, where the
+// checker reads it as a fault whose effect is in doubt. Only an interrupt
+// (env.Halt) cuts it short, not the end of the workload: a heal at the end
+// of the run is checked all the same.
+func checkHealth(env Env, f history.F, fault, node, id string) {
+	if env.Cluster == nil {
+		return
+	}
+	ctx := env.Halt
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	op := history.Op{Process: history.NemesisProcess, F: f, Fault: fault, FaultID: id, Node: node}
+	op.Type = history.Invoke
+	env.Rec.Record(op)
+	err := env.Cluster.WaitHealthy(ctx, or(env.HealthTimeout, healthTimeout))
+	op.Type = history.OK
+	switch {
+	case ctx.Err() != nil:
+		op.Type, op.Error = history.Info, "interrupted: "+ctx.Err().Error()
+	case err != nil:
+		op.Type, op.Error = history.Fail, err.Error()
+	}
+	env.Rec.Record(op)
+}
