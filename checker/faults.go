@@ -148,7 +148,7 @@ func faultTroubles(pairs []history.Operation) []Anomaly {
 		case history.FaultEnd:
 			what = "the heal of " + faultName(inv)
 		case history.HealthBefore:
-			what = "the health check before " + faultName(inv) + " struck"
+			what = "the health check before the faults of " + faultName(inv)
 		case history.HealthAfter:
 			what = "the health check after " + faultName(inv) + " was healed"
 		}

@@ -281,7 +281,7 @@ func TestFaultThatFailedToStartOrHealIsNeverValid(t *testing.T) {
 	heal := start
 	heal.F, heal.Time = history.FaultEnd, ms(70)
 	failed := func(o *history.Op) { o.Error = "no such container" }
-	before := history.Op{Time: ms(55), Process: n, F: history.HealthBefore, Fault: "pause-node"}
+	before := history.Op{Time: ms(55), Process: n, F: history.HealthBefore, Fault: "plan"}
 	after := history.Op{Time: ms(75), Process: n, F: history.HealthAfter, Fault: "pause-node", FaultID: "f9", Node: "redis-2"}
 	unhealthy := func(o *history.Op) { o.Error = "cluster r1 not healthy after 1m0s: PING redis-2: i/o timeout" }
 	cases := map[string]*builder{
@@ -304,7 +304,7 @@ func TestFaultThatFailedToStartOrHealIsNeverValid(t *testing.T) {
 		assert.Contains(t, kinds(r.Anomalies), KindFaultFailed, name)
 		target := "pause-node(redis-2)"
 		if name == "unhealthy before" {
-			target = "before pause-node struck" // the target is chosen when it strikes
+			target = "the health check before the faults of plan ended fail" // made before the workload started
 		}
 		assert.Contains(t, r.Reason, target, name)
 		assert.Contains(t, r.Reason, "cannot pass", name)

@@ -39,9 +39,10 @@ const (
 	FaultStart F = "fault-start"
 	FaultEnd   F = "fault-end"
 	// HealthBefore and HealthAfter are the nemesis's checks that the
-	// cluster is healthy before a fault strikes and again once it is healed
-	// (Fault and Node name the fault; HealthAfter carries its FaultID). A
-	// check that did not end ok leaves the fault's effect in doubt.
+	// cluster is healthy before its first fault (Fault names the schedule)
+	// and after each heal that leaves no fault in effect (Fault, Node and
+	// FaultID name the fault healed). A check that did not end ok leaves
+	// the faults' effect in doubt.
 	HealthBefore F = "health-before"
 	HealthAfter  F = "health-after"
 )

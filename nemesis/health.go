@@ -39,3 +39,12 @@ func checkHealth(env Env, f history.F, fault, node, id string) {
 	}
 	env.Rec.Record(op)
 }
+
+// CheckBefore records the check that the cluster is healthy before the
+// schedule's first fault, made before the workload starts, so that it can
+// neither race a workload event the schedule waits for nor move a fault.
+// Each later fault's check before is the check after the heal that left
+// no fault in effect. schedule names the check's fault.
+func CheckBefore(env Env, schedule string) {
+	checkHealth(env, history.HealthBefore, schedule, "", "")
+}

@@ -80,8 +80,9 @@ const AnySlot = -1
 
 // Plan runs its steps in order; each heals on its own schedule, so faults
 // overlap as the steps say. Everything is healed before Run returns. The
-// cluster's health is checked before a step when no fault is in effect,
-// and after the heal that leaves none.
+// cluster's health is checked after the heal that leaves no fault in
+// effect, which makes it the check before the next fault too (the first
+// has CheckBefore's).
 type Plan struct {
 	Steps  []Step
 	active atomic.Int32 // faults struck and not yet healed
@@ -120,9 +121,6 @@ func (n *Plan) Run(ctx context.Context, env Env) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*len(n.Steps))
 	for _, s := range n.Steps {
-		if n.active.Load() == 0 {
-			checkHealth(env, history.HealthBefore, s.Fault, "", "")
-		}
 		if s.WaitKey != "" && acquiredBy(ctx, env, s.WaitSlot, s.WaitKey) != nil {
 			break // the run ended first
 		}

@@ -77,8 +77,9 @@ func TestPlanStepsAreCheckedBeforeAnyContainer(t *testing.T) {
 	require.ErrorContains(t, err, "at least one step")
 }
 
-// The cluster's health is checked before a fault and after its heal, and
-// recorded; a check that fails leaves the run unknown, naming it.
+// The cluster's health is checked before the faults and after each heal
+// that leaves none in effect, and recorded; a check that fails leaves the
+// run unknown, naming it.
 func TestPlanChecksHealthAroundEachFault(t *testing.T) {
 	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 2})
 	plan := func() nemesis.Nemesis {
@@ -91,6 +92,7 @@ func TestPlanChecksHealthAroundEachFault(t *testing.T) {
 	run := func() []history.Op {
 		rec := history.NewRecorder(nil)
 		env := nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second, HealthTimeout: 2 * time.Second}
+		nemesis.CheckBefore(env, "plan")
 		require.NoError(t, plan().Run(context.Background(), env))
 		return rec.Ops()
 	}
@@ -117,7 +119,7 @@ func TestPlanChecksHealthAroundEachFault(t *testing.T) {
 	require.Equal(t, []history.F{history.HealthBefore, history.HealthAfter}, failed)
 	r := checker.Check(ops, checker.Options{})
 	require.Equal(t, checker.Unknown, r.Verdict)
-	require.Contains(t, r.Reason, "the health check before pause-node struck ended fail")
+	require.Contains(t, r.Reason, "the health check before the faults of plan ended fail")
 	troubles := 0
 	for _, a := range r.Anomalies {
 		if a.Kind == checker.KindFaultFailed {

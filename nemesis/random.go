@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/deadbolt-lab/deadbolt/history"
 )
 
 func init() {
@@ -72,7 +70,6 @@ func (n *Random) Run(ctx context.Context, env Env) error {
 			break
 		}
 		s := n.step(env)
-		checkHealth(env, history.HealthBefore, s.Fault, "", "")
 		if err := plan.strike(ctx, env, s, &wg, errs); err != nil {
 			all = append(all, err)
 		}

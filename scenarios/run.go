@@ -205,6 +205,11 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	nem, _ := nemesis.New(s.Nemesis, s.Fault)
 	logf("%s: %d client processes on %s (%s workload) for %s, nemesis %s, run dir %s", s.Name, s.Clients, s.Lock, kind.Name, s.Time, s.Nemesis, dir)
 
+	rng := rand.New(rand.NewPCG(o.Seed, 0x6e656d65))
+	env := nemesis.Env{Cluster: cl, Clients: runner, Rec: rec, Rng: rng, TTL: s.TTL, Halt: ctx}
+	if s.Nemesis != "none" {
+		nemesis.CheckBefore(env, s.Nemesis) // before the workload, so it cannot race what the schedule waits for
+	}
 	stop := make(chan struct{})
 	timer := time.AfterFunc(s.Time, func() { close(stop) })
 	defer timer.Stop()
@@ -219,11 +224,8 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 		case <-nctx.Done():
 		}
 	}()
-	rng := rand.New(rand.NewPCG(o.Seed, 0x6e656d65))
 	nemErr := make(chan error, 1)
-	go func() {
-		nemErr <- nem.Run(nctx, nemesis.Env{Cluster: cl, Clients: runner, Rec: rec, Rng: rng, TTL: s.TTL, Halt: ctx})
-	}()
+	go func() { nemErr <- nem.Run(nctx, env) }()
 	watched := o.watch(Live{Scenario: s.Name, Started: time.Now(), Time: s.Time, Rec: rec})
 	werr := runner.Run(ctx, stop)
 	watched()
