@@ -26,8 +26,7 @@ func checkHealth(env Env, f history.F, fault, node, id string) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	op := history.Op{Process: history.NemesisProcess, F: f, Fault: fault, FaultID: id, Node: node}
-	op.Type = history.Invoke
+	op := history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: f, Fault: fault, FaultID: id, Node: node}
 	env.Rec.Record(op)
 	err := env.Cluster.WaitHealthy(ctx, or(env.HealthTimeout, healthTimeout))
 	op.Type = history.OK

@@ -66,8 +66,8 @@ func (s Step) validate() error {
 	if s.After < 0 || s.For < 0 || s.TTLs < 0 || s.WaitSlot < AnySlot {
 		return fmt.Errorf("fault %s: negative after, for, ttls or wait slot", s.Fault)
 	}
-	if s.On != "" && s.On != history.Acquire && s.On != history.Read {
-		return fmt.Errorf("fault %s: a holder is shown by an ok %s or %s, not %q", s.Fault, history.Acquire, history.Read, s.On)
+	if err := checkHolderEvent(s.On); err != nil {
+		return fmt.Errorf("fault %s: %w", s.Fault, err)
 	}
 	if kind, _, _ := strings.Cut(target, ":"); s.Point != "" && kind != "client" && kind != "holder" {
 		return fmt.Errorf("fault %s: a point inside the lock needs a client target, not %q", s.Fault, target)
