@@ -57,6 +57,11 @@ const (
 	// or a health check around one that did not pass: the run did not test
 	// what it set out to, so it cannot pass.
 	KindFaultFailed = "fault-failed"
+	// KindPrecondition is a fault aimed at a grant that struck when the
+	// grant did not hold as the scenario needs (its lease not held through
+	// the strike, or granted before a fault then in effect): the run did
+	// not stage what it set out to.
+	KindPrecondition = "precondition"
 )
 
 func newResult(name string) Result {

@@ -132,7 +132,15 @@ func faultTroubles(pairs []history.Operation) []Anomaly {
 	var starts []history.Operation // ok ones
 	for _, p := range pairs {
 		inv := p.Invoke
-		if !inv.F.IsNemesis() {
+		if !inv.F.IsNemesis() || inv.F == history.PhaseF {
+			continue
+		}
+		if inv.F == history.FaultMissed {
+			why := "no reason given"
+			if p.Complete != nil && p.Complete.Error != "" {
+				why = p.Complete.Error
+			}
+			out = append(out, faultTrouble(p, fmt.Sprintf("%s never struck: %s", missedName(inv), why)))
 			continue
 		}
 		if p.Outcome() == history.OK {
@@ -179,6 +187,15 @@ func healed(pairs []history.Operation, start history.Op) bool {
 
 func faultTrouble(p history.Operation, text string) Anomaly {
 	return Anomaly{Kind: KindFaultFailed, At: p.Invoke.Time, Text: text}
+}
+
+// missedName names a step that never struck: the nemesis describes it in
+// Node ("step 2: restart on node:redis-3 at client 0's grant of k0").
+func missedName(op history.Op) string {
+	if op.Node != "" {
+		return op.Node
+	}
+	return "a step of fault " + op.Fault
 }
 
 func faultName(op history.Op) string {

@@ -18,6 +18,8 @@ type Input struct {
 	Ops    []history.Op
 	Pairs  []history.Operation
 	Faults []FaultWindow
+	// Phases are the run's phases, as its history marks them.
+	Phases []PhaseSpan
 	// Holds are the holding windows per key, in order of acquisition.
 	Holds map[string][]Hold
 	// ExpiredOnArrival lists leases granted after their TTL had passed.
@@ -192,6 +194,7 @@ func (b *inputBuilder) finish() *Input {
 		}
 	}
 	in.Faults = faultWindows(b.nemesisOp, in.End)
+	in.Phases = phaseSpans(b.nemesisOp, in.End)
 	in.Holds, in.ExpiredOnArrival = holdsByKey(in.locks, in.End)
 	s := &in.stats
 	for _, l := range in.locks {

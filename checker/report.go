@@ -50,6 +50,9 @@ type Report struct {
 	Anomalies    []Anomaly     `json:"anomalies"`
 	Stats        Stats         `json:"stats"`
 	FaultWindows []FaultWindow `json:"fault_windows"`
+	// Phases are the run's phases (faults, heal, convergence, settle, end)
+	// as its history marks them; none in a history without marks.
+	Phases []PhaseSpan `json:"phases,omitempty"`
 	// Tail is set when the history's last line was cut short by a crash:
 	// the operations before it were checked.
 	Tail *history.Tail `json:"tail,omitempty"`
@@ -93,7 +96,7 @@ func (o Options) checkers() ([]string, error) {
 
 // runCheckers runs the named checkers over in and composes their verdicts.
 func runCheckers(in *Input, names []string, opts Options) Report {
-	r := Report{Checks: []Result{}, Anomalies: []Anomaly{}, FaultWindows: in.Faults, Stats: in.stats}
+	r := Report{Checks: []Result{}, Anomalies: []Anomaly{}, FaultWindows: in.Faults, Phases: in.Phases, Stats: in.stats}
 	if r.FaultWindows == nil {
 		r.FaultWindows = []FaultWindow{}
 	}
@@ -127,17 +130,18 @@ func runCheckers(in *Input, names []string, opts Options) Report {
 	if idle {
 		verdicts = append(verdicts, Unknown)
 	}
-	troubles := faultTroubles(in.nemesis)
-	if len(troubles) > 0 {
-		verdicts = append(verdicts, Unknown)
-		r.Anomalies = append(r.Anomalies, troubles...)
-		sortAnomalies(r.Anomalies)
-	}
 	r.Verdict = Merge(verdicts...)
 	r.Reason = r.reason(idle, minAcquires)
-	if len(troubles) > 0 && r.Verdict != Invalid {
-		r.Reason = fmt.Sprintf("%s of the nemesis did not surely go as planned (the first: %s), so the run did not test what it set out to and cannot pass. %s",
-			plural(len(troubles), "step"), troubles[0].Text, r.Reason)
+	// A run that did not stage what it set out to is unknown whatever the
+	// checks found: a violation seen there is shown, but it reproduces
+	// nothing the scenario claims, and the rest proves nothing either.
+	troubles := append(faultTroubles(in.nemesis), preconditionTroubles(in)...)
+	if len(troubles) > 0 {
+		r.Anomalies = append(r.Anomalies, troubles...)
+		sortAnomalies(r.Anomalies)
+		r.Reason = fmt.Sprintf("%s of the nemesis did not go as planned (the first: %s), so the run did not stage what it set out to: "+
+			"its verdict is unknown. The checks alone found it %s: %s", plural(len(troubles), "step"), troubles[0].Text, r.Verdict, r.Reason)
+		r.Verdict = Unknown
 	}
 	return r
 }
@@ -162,14 +166,11 @@ func (r Report) reason(idle bool, minAcquires int) string {
 	return strings.Join(parts, " ")
 }
 
-// Undecided turns a valid verdict into unknown, for what the history cannot
-// show: a nemesis that failed outside its fault steps or never found its
-// moment, or a cluster that did not come back healthy. A run that did not
-// test what it set out to never passes; evidence of a violation stands.
-func (r *Report) Undecided(why string) {
-	if r.Verdict == Valid {
-		r.Verdict = Unknown
-	}
+// Void makes the verdict unknown whatever the checks found, for a run that
+// did not stage what it set out to: a violation seen there is shown, but
+// it is no reproduction of the scenario's failure, and no pass.
+func (r *Report) Void(why string) {
+	r.Verdict = Unknown
 	r.Reason = why + " " + r.Reason
 }
 

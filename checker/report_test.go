@@ -267,8 +267,9 @@ func TestCheckPauseOnFencedIsValid(t *testing.T) {
 }
 
 // A fault that did not surely start or heal leaves the run unknown: a valid
-// verdict would claim the fault was survived. Real evidence of a violation
-// still makes it invalid, and a fault that healed ok is no trouble.
+// verdict would claim the fault was survived, and an invalid one would
+// claim a reproduction of a run that did not stage what it set out to (its
+// evidence is still listed). A fault that healed ok is no trouble.
 func TestFaultThatFailedToStartOrHealIsNeverValid(t *testing.T) {
 	n := history.NemesisProcess
 	legal := func() *builder {
@@ -307,7 +308,7 @@ func TestFaultThatFailedToStartOrHealIsNeverValid(t *testing.T) {
 			target = "the health check before the faults of plan ended fail" // made before the workload started
 		}
 		assert.Contains(t, r.Reason, target, name)
-		assert.Contains(t, r.Reason, "cannot pass", name)
+		assert.Contains(t, r.Reason, "did not stage what it set out to", name)
 	}
 	assert.Contains(t, Check(cases["heal failed"].build(), Options{}).Reason, "no such container")
 	assert.Contains(t, Check(cases["unhealthy after"].build(), Options{}).Reason,
@@ -324,19 +325,19 @@ func TestFaultThatFailedToStartOrHealIsNeverValid(t *testing.T) {
 		acquire(2, "k", "b", ms(100), ms(110), ms(1000), ms(1000)).
 		build()
 	r := Check(unsafe, Options{})
-	assert.Equal(t, Invalid, r.Verdict, "a double hold is evidence whatever the fault did")
+	assert.Equal(t, Unknown, r.Verdict, "a double hold in a run whose fault went wrong reproduces nothing")
 	assert.Contains(t, kinds(r.Anomalies), KindFaultFailed)
+	assert.Contains(t, kinds(r.Anomalies), KindDoubleHold, "the evidence is still shown")
+	assert.Contains(t, r.Reason, "The checks alone found it invalid")
 }
 
-// Undecided keeps a run that did not test what it set out to from passing,
-// and leaves evidence of a violation standing.
-func TestUndecidedNeverPassesAndKeepsEvidence(t *testing.T) {
-	valid := Report{Verdict: Valid, Reason: "all good."}
-	valid.Undecided("the nemesis never injected its fault.")
-	assert.Equal(t, Unknown, valid.Verdict)
-	assert.Equal(t, "the nemesis never injected its fault. all good.", valid.Reason)
-
-	invalid := Report{Verdict: Invalid, Reason: "double hold."}
-	invalid.Undecided("the cluster was not healthy.")
-	assert.Equal(t, Invalid, invalid.Verdict)
+// Void makes any verdict unknown and says why first: a run that did not
+// stage what it set out to neither passes nor reproduces.
+func TestVoidMakesAnyVerdictUnknown(t *testing.T) {
+	for _, v := range []Verdict{Valid, Invalid, Unknown} {
+		r := Report{Verdict: v, Reason: "the checks' reason."}
+		r.Void("the nemesis never injected its fault.")
+		assert.Equal(t, Unknown, r.Verdict, v)
+		assert.Equal(t, "the nemesis never injected its fault. the checks' reason.", r.Reason)
+	}
 }

@@ -3,7 +3,10 @@
 // on one monotonic clock of the harness. Checkers read only this.
 package history
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Type is the phase of an operation, as in Jepsen.
 type Type string
@@ -45,7 +48,39 @@ const (
 	// the faults' effect in doubt.
 	HealthBefore F = "health-before"
 	HealthAfter  F = "health-after"
+	// FaultMissed is a step of the nemesis that never struck: its moment
+	// did not come before the fault phase ended (or an earlier step
+	// failed). Always invoke then fail, with Error saying why and Node
+	// naming the step; the run did not stage what it set out to.
+	FaultMissed F = "fault-missed"
+	// PhaseF marks the start of a phase of the run (Phase names it), an
+	// invoke and an ok at one instant.
+	PhaseF F = "phase"
 )
+
+// Phase is a stretch of a run, as the history marks it.
+type Phase string
+
+// The phases, in order. Setup (the cluster's start and the health check
+// before the faults) precedes the first mark.
+const (
+	// PhaseFaults: the workload runs and the nemesis strikes.
+	PhaseFaults Phase = "faults"
+	// PhaseHeal: the heal that leaves no fault in effect is under way.
+	PhaseHeal Phase = "heal"
+	// PhaseConvergence: every fault is healed; the cluster has yet to
+	// agree again (an old master demoted and following the new one, every
+	// Sentinel naming one master).
+	PhaseConvergence Phase = "convergence"
+	// PhaseSettle: the cluster agrees; the workload runs on for a few TTLs,
+	// so that damage landing at convergence is seen.
+	PhaseSettle Phase = "settle"
+	// PhaseEnd: the workload stops; clients finish and release.
+	PhaseEnd Phase = "end"
+)
+
+// Phases lists the marks in order.
+var Phases = []Phase{PhaseFaults, PhaseHeal, PhaseConvergence, PhaseSettle, PhaseEnd}
 
 // Process ids that are not clients.
 const (
@@ -101,7 +136,9 @@ type Op struct {
 	Fault   string `json:"fault,omitempty"`
 	FaultID string `json:"fault_id,omitempty"`
 	Node    string `json:"node,omitempty"`
-	Error   string `json:"error,omitempty"`
+	// Phase names the phase a phase mark starts.
+	Phase Phase  `json:"phase,omitempty"`
+	Error string `json:"error,omitempty"`
 }
 
 // Int is a pointer to v, for Value and Prev.
@@ -118,9 +155,10 @@ func (f F) IsLock() bool { return f == Acquire || f == Release || f == Renew || 
 // IsResource reports operations on the protected resource.
 func (f F) IsResource() bool { return f == Read || f == Write || f == Order }
 
-// IsNemesis reports the nemesis's operations: faults and health checks.
+// IsNemesis reports the nemesis's operations: faults, missed faults,
+// health checks and the marks of the run's phases.
 func (f F) IsNemesis() bool {
-	return f == FaultStart || f == FaultEnd || f == HealthBefore || f == HealthAfter
+	return f == FaultStart || f == FaultEnd || f == HealthBefore || f == HealthAfter || f == FaultMissed || f == PhaseF
 }
 
 // Validate checks the fields a checker relies on.
@@ -156,6 +194,11 @@ func (o Op) Validate() error {
 		return fmt.Errorf("f %q on the harness process", o.F)
 	case o.Process < HarnessProcess:
 		return fmt.Errorf("process %d: client processes are numbered from 0", o.Process)
+	case o.F == PhaseF:
+		if !slices.Contains(Phases, o.Phase) {
+			return fmt.Errorf("phase mark of an unknown phase %q", o.Phase)
+		}
+		return nil
 	case o.F.IsNemesis():
 		if o.Fault == "" {
 			return fmt.Errorf("%s without a fault name", o.F)

@@ -90,9 +90,20 @@ func (r *Recorder) RecordStamped(op Op, t int64) Op {
 	return r.appendLocked(op)
 }
 
+// Mark records the start of a phase of the run: an invoke and an ok at
+// one instant, on the nemesis's process.
+func (r *Recorder) Mark(p Phase) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	op := Op{Type: Invoke, Process: NemesisProcess, F: PhaseF, Phase: p, Time: r.Now()}
+	r.appendLocked(op)
+	op.Type = OK
+	r.appendLocked(op)
+}
+
 func (r *Recorder) appendLocked(op Op) Op {
 	op.Index = len(r.ops)
-	if op.F == FaultStart && op.Type == Invoke && op.FaultID == "" {
+	if (op.F == FaultStart || op.F == FaultMissed) && op.Type == Invoke && op.FaultID == "" {
 		// A new fault instance is named by its first operation's index.
 		op.FaultID = fmt.Sprintf("f%d", op.Index)
 	}

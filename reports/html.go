@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/deadbolt-lab/deadbolt/checker"
 )
 
 // HTMLFile is the run's page: verdict, anomalies, timeline and plots, with
@@ -20,6 +22,7 @@ var templateFS embed.FS
 
 var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"seconds": Seconds,
+	"phases":  func(ps []checker.PhaseSpan) string { return orNone(checker.PhasesText(ps)) },
 	"verdictClass": func(v string) string {
 		switch v {
 		case "valid", "invalid", "unknown":

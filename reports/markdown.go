@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/deadbolt-lab/deadbolt/checker"
 )
 
 // anomaliesPerKind bounds each kind's list in report.md; results.json has them all.
@@ -13,6 +15,9 @@ const anomaliesPerKind = 20
 func Markdown(r *Results) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s (seed %d)\n\n%s\n\n", r.Scenario, r.Seed, r.Description)
+	if r.Precondition != "" {
+		fmt.Fprintf(&b, "Precondition (proved from the history): %s.\n\n", r.Precondition)
+	}
 	outcome := "matches"
 	if !r.Matches {
 		outcome = "does NOT match"
@@ -22,6 +27,7 @@ func Markdown(r *Results) string {
 	for _, row := range [][2]string{
 		{"lock", r.Lock}, {"topology", r.Topology}, {"workload", r.Workload}, {"nemesis", r.Nemesis},
 		{"client processes", fmt.Sprint(r.Clients)}, {"workload time", fmt.Sprintf("%.0fs", r.TimeS)},
+		{"phases", orNone(checker.PhasesText(r.Phases))},
 		{"operations", fmt.Sprint(r.Ops)},
 		{"acquires ok / fail / info", fmt.Sprintf("%d / %d / %d", r.Stats.AcquiresOK, r.Stats.AcquiresFail, r.Stats.AcquiresInfo)},
 		{"releases ok / fail / info", fmt.Sprintf("%d / %d / %d", r.Stats.ReleasesOK, r.Stats.ReleasesFail, r.Stats.ReleasesInfo)},
@@ -101,4 +107,12 @@ func NoGrant(r *Results) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1fs on key %q from t+%.3fs", float64(r.Stats.LongestNoGrantMS)/1000, r.Stats.LongestNoGrantOn, float64(r.Stats.LongestNoGrantAt)/1e9)
+}
+
+// orNone is s, or "none" when empty.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

@@ -22,6 +22,8 @@ type Progress struct {
 	// active are the faults started and not yet healed, by instance, in
 	// the order they started.
 	active []activeFault
+	// phase is the run's phase now, "" before its first mark.
+	phase history.Phase
 }
 
 type activeFault struct{ id, name string }
@@ -50,6 +52,8 @@ func (p *Progress) Add(ops []history.Op) {
 				name += "(" + op.Node + ")"
 			}
 			p.active = append(p.active, activeFault{id: op.Fault + " " + op.FaultID, name: name})
+		case op.F == history.PhaseF && op.Type == history.Invoke:
+			p.phase = op.Phase
 		case op.F == history.FaultStart && op.Type == history.Fail,
 			op.F == history.FaultEnd && op.Type == history.OK:
 			p.heal(op)
@@ -71,12 +75,19 @@ func (p *Progress) heal(op history.Op) {
 }
 
 // Line is the progress at now, as "failover-simple 5s/16s (11s left),
-// 1200 ops, 30 acquires, faults: isolate-primary(redis-1)".
+// 1200 ops, 30 acquires, faults: isolate-primary(redis-1)"; past the fault
+// phase the parenthesis names the phase (heal, convergence, settle, end).
 func (p *Progress) Line(now time.Time) string {
 	el := now.Sub(p.Started).Truncate(time.Second)
 	left := "workload done"
-	if rem := p.Length - now.Sub(p.Started); rem > 0 {
+	switch rem := p.Length - now.Sub(p.Started); {
+	case p.phase != "" && p.phase != history.PhaseFaults:
+		// Past the fault phase the run waits on the cluster, not a clock.
+		left = string(p.phase)
+	case rem > 0:
 		left = fmt.Sprintf("%s left", rem.Round(time.Second))
+	case p.phase == history.PhaseFaults:
+		left = "faults healing"
 	}
 	faults := "none"
 	if len(p.active) > 0 {

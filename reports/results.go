@@ -14,23 +14,26 @@ import (
 
 // Results is results.json: what ran, what was expected, what was found.
 type Results struct {
-	Scenario    string  `json:"scenario"`
-	Description string  `json:"description"`
-	Seed        uint64  `json:"seed"`
-	Lock        string  `json:"lock"`
-	Topology    string  `json:"topology"`
-	Workload    string  `json:"workload"`
-	Nemesis     string  `json:"nemesis"`
-	Clients     int     `json:"clients"`
-	TimeS       float64 `json:"time_s"`
-	Expected    string  `json:"expected"`
-	Verdict     string  `json:"verdict"`
-	Matches     bool    `json:"matches"`
-	Reason      string  `json:"reason"`
+	Scenario    string `json:"scenario"`
+	Description string `json:"description"`
+	// Precondition is what had to hold when the decisive fault struck.
+	Precondition string  `json:"precondition,omitempty"`
+	Seed         uint64  `json:"seed"`
+	Lock         string  `json:"lock"`
+	Topology     string  `json:"topology"`
+	Workload     string  `json:"workload"`
+	Nemesis      string  `json:"nemesis"`
+	Clients      int     `json:"clients"`
+	TimeS        float64 `json:"time_s"`
+	Expected     string  `json:"expected"`
+	Verdict      string  `json:"verdict"`
+	Matches      bool    `json:"matches"`
+	Reason       string  `json:"reason"`
 	// Checks are every checker's verdict, reason, metrics and evidence.
 	Checks       []checker.Result      `json:"checks"`
 	Anomalies    []checker.Anomaly     `json:"anomalies"`
 	FaultWindows []checker.FaultWindow `json:"fault_windows"`
+	Phases       []checker.PhaseSpan   `json:"phases,omitempty"`
 	Stats        checker.Stats         `json:"stats"`
 	Ops          int                   `json:"ops"`
 	DurationS    float64               `json:"duration_s"`
@@ -47,6 +50,7 @@ func (r *Results) SetCheck(c checker.Report, matches bool) {
 	r.Checks = c.Checks
 	r.Anomalies = c.Anomalies
 	r.FaultWindows = c.FaultWindows
+	r.Phases = c.Phases
 	r.Stats = c.Stats
 }
 

@@ -154,6 +154,17 @@ func drawTimeline(d *runData, anchor func(i int) string) timeline {
 		s.text("faultname", secs(w.Start), faultTop+12, w.Name(), `dx="3"`)
 	}
 
+	// The run's phases after the fault phase (heal, convergence, settle,
+	// end): a dashed line at each start across every lane, named at the top.
+	for _, ph := range d.In.Phases {
+		if ph.Phase == history.PhaseFaults {
+			continue
+		}
+		title := fmt.Sprintf("%s from %s to %s", ph.Phase, Seconds(ph.Start), Seconds(ph.End))
+		s.mark("phase", secs(ph.Start), tlAxis, height, title, "")
+		s.text("phasename", secs(ph.Start), tlAxis+tlFaults+tlMarks-3, string(ph.Phase), `dx="3"`)
+	}
+
 	// Client faults on their lane: a pause (SIGSTOP) as a hatched band, a
 	// crash (SIGKILL) as a black mark.
 	for _, w := range d.In.Faults {

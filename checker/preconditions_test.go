@@ -1,0 +1,119 @@
+package checker
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// aimed records a fault-start aimed at lease on key, struck from start
+// to done (ok), healed at end.
+func (b *builder) aimed(fault, id, node, key, lease string, start, done, end int64) *builder {
+	op := history.Op{Time: start, Process: history.NemesisProcess, F: history.FaultStart, Fault: fault, FaultID: id, Node: node, Key: key, Lease: lease}
+	b.call(op, history.OK, done, nil)
+	heal := history.Op{Time: end, Process: history.NemesisProcess, F: history.FaultEnd, Fault: fault, FaultID: id, Node: node}
+	return b.call(heal, history.OK, end, nil)
+}
+
+// cut records an opening fault (a link cut) struck from start to done,
+// healed at end.
+func (b *builder) cut(id string, start, done, end int64) *builder {
+	op := history.Op{Time: start, Process: history.NemesisProcess, F: history.FaultStart, Fault: "link-cut", FaultID: id, Node: "client 0 -> redis-4,redis-5"}
+	b.call(op, history.OK, done, nil)
+	heal := op
+	heal.F, heal.Time = history.FaultEnd, end
+	return b.call(heal, history.OK, end, nil)
+}
+
+// restartRedlock is restart-redlock's staging: the cut links strike at 0-1
+// ms, client 0 asks for k0 at ask and holds lease p0.1 (TTL 8 s) until it
+// releases at release; redis-3 restarts from strike to struck.
+func restartRedlock(ask, release, strike, struck int64) *builder {
+	return newHistory().cut("f0", 0, ms(1), ms(20000)).
+		acquire(0, "k0", "p0.1", ask, ask+ms(5), ms(8000), 0).
+		release(history.OK, 0, "k0", "p0.1", release, release+ms(1)).
+		aimed("restart", "f9", "redis-3", "k0", "p0.1", strike, struck, ms(20000))
+}
+
+func TestPreconditionsHoldWhenTheAimedLeaseIsHeldUnderEveryFault(t *testing.T) {
+	r := Check(restartRedlock(ms(2), ms(5000), ms(8), ms(2008)).build(), Options{})
+	assert.Empty(t, kinds(r.Anomalies), r.Reason)
+	assert.NotEqual(t, Unknown, r.Verdict, r.Reason)
+
+	// A fault healed before the strike, and one that struck after it, need
+	// not have come before the grant.
+	early := newHistory().fault("pause-node", "redis-2", ms(0), ms(3)).
+		acquire(0, "k0", "p0.1", ms(1), ms(6), ms(8000), 0).
+		aimed("restart", "f9", "redis-3", "k0", "p0.1", ms(8), ms(2008), ms(9000)).
+		fault("pause-node", "redis-1", ms(2500), ms(2600)).
+		release(history.OK, 0, "k0", "p0.1", ms(5000), ms(5001))
+	r = Check(early.build(), Options{})
+	assert.NotContains(t, kinds(r.Anomalies), KindPrecondition, r.Reason)
+}
+
+func TestPreconditionsFlagAStrikeThatMissedItsLease(t *testing.T) {
+	cases := map[string]*builder{
+		// The holder let go while redis-3 was still restarting.
+		"released during the strike": restartRedlock(ms(2), ms(1500), ms(8), ms(2008)),
+		// The fault struck after the lease was released.
+		"struck after the release": restartRedlock(ms(1), ms(7), ms(8), ms(2008)),
+		// The restart took longer than the lease's TTL.
+		"outlived the TTL": restartRedlock(ms(2), ms(9500), ms(8), ms(8500)),
+		// The grant was asked for before the links were cut: it may hold
+		// all five nodes.
+		"asked before the cut": newHistory().
+			acquire(0, "k0", "p0.1", ms(0), ms(5), ms(8000), 0).
+			cut("f1", ms(1), ms(2), ms(20000)).
+			aimed("restart", "f9", "redis-3", "k0", "p0.1", ms(8), ms(2008), ms(20000)).
+			release(history.OK, 0, "k0", "p0.1", ms(5000), ms(5001)),
+	}
+	for name, b := range cases {
+		r := Check(b.build(), Options{})
+		assert.Equal(t, Unknown, r.Verdict, name)
+		assert.Contains(t, kinds(r.Anomalies), KindPrecondition, name)
+		assert.Contains(t, r.Reason, "restart(redis-3) was aimed at lease p0.1", name)
+	}
+	r := Check(cases["asked before the cut"].build(), Options{})
+	assert.Contains(t, r.Reason, "before link-cut(client 0 -> redis-4,redis-5) (in effect at the strike) had struck")
+}
+
+// A step that never struck makes the run unknown, even where the checks
+// found a double hold: the other steps did not stage the scenario.
+func TestAMissedStepMakesTheRunUnknown(t *testing.T) {
+	missed := history.Op{Time: ms(900), Process: history.NemesisProcess, F: history.FaultMissed, Fault: "restart", FaultID: "f7",
+		Node: "step 2: restart on node:redis-3 at client 0's grant of k0"}
+	why := func(o *history.Op) { o.Error = "client 0's grant of k0 never came before the fault phase ended" }
+	b := newHistory().cut("f0", 0, ms(1), ms(1000)).
+		acquire(1, "k0", "p1.1", ms(10), ms(20), ms(500), 0).
+		acquire(2, "k0", "p2.1", ms(30), ms(40), ms(500), 0).
+		call(missed, history.Fail, ms(900), why)
+	r := Check(b.build(), Options{})
+	assert.Equal(t, Unknown, r.Verdict, r.Reason)
+	assert.Contains(t, kinds(r.Anomalies), KindFaultFailed)
+	assert.Contains(t, kinds(r.Anomalies), KindDoubleHold, "the double hold is still shown")
+	assert.Contains(t, r.Reason, "step 2: restart on node:redis-3 at client 0's grant of k0 never struck: client 0's grant of k0 never came")
+	assert.Contains(t, r.Reason, "The checks alone found it invalid")
+}
+
+// No client may ask for a lock before the fault phase's mark: the faults
+// that must be in effect from the first acquire strike before it.
+func TestAClientThatAskedBeforeTheFaultPhaseIsFlagged(t *testing.T) {
+	mark := func(b *builder, at int64) *builder {
+		return b.call(history.Op{Time: at, Process: history.NemesisProcess, F: history.PhaseF, Phase: history.PhaseFaults}, history.OK, at, nil)
+	}
+	early := mark(newHistory().cut("f0", 0, ms(1), ms(20000)), ms(5)).
+		acquire(0, "k0", "p0.1", ms(3), ms(8), ms(8000), 0).
+		release(history.OK, 0, "k0", "p0.1", ms(100), ms(101))
+	r := Check(early.build(), Options{})
+	assert.Equal(t, Unknown, r.Verdict)
+	assert.Contains(t, kinds(r.Anomalies), KindPrecondition)
+	assert.Contains(t, r.Reason, "process 0 sent its acquire of key \"k0\" at 3ms, before the workload was let begin at 5ms")
+
+	onTime := mark(newHistory().cut("f0", 0, ms(1), ms(20000)), ms(2)).
+		acquire(0, "k0", "p0.1", ms(3), ms(8), ms(8000), 0).
+		release(history.OK, 0, "k0", "p0.1", ms(100), ms(101))
+	r = Check(onTime.build(), Options{})
+	assert.NotContains(t, kinds(r.Anomalies), KindPrecondition, r.Reason)
+}
