@@ -154,6 +154,15 @@ func (d *driver) open(req Request) Reply {
 	// and the call's context: a lock timeout above the defaults would be cut
 	// short by them.
 	co := cluster.DefaultClientOptions()
+	if lo := req.Options; lo != nil {
+		switch lo.Sentinel {
+		case "", SentinelSwitch:
+		case SentinelReconnect:
+			co.SentinelOnDial = true
+		default:
+			return fail("unknown sentinel mode %q (known: %s, %s)", lo.Sentinel, SentinelSwitch, SentinelReconnect)
+		}
+	}
 	timeout := o.WithDefaults().Timeout
 	co.ReadTimeout, co.WriteTimeout = max(co.ReadTimeout, timeout), max(co.WriteTimeout, timeout)
 	co.DialTimeout = max(co.DialTimeout, timeout)

@@ -66,7 +66,22 @@ type LockOptions struct {
 	Retries      int   `json:"retries,omitempty"`
 	RetryDelayMS int64 `json:"retry_delay_ms,omitempty"`
 	WaitMS       int64 `json:"wait_ms,omitempty"`
+	// Sentinel is how the lock's connections find a Sentinel group's
+	// master: SentinelSwitch ("" too) follows Sentinel's announcements,
+	// SentinelReconnect asks only when a connection is dialed.
+	Sentinel string `json:"sentinel,omitempty"`
 }
+
+// The values of LockOptions.Sentinel.
+const (
+	// SentinelSwitch: go-redis's failover client, which moves every
+	// connection to a new master as soon as Sentinel announces it.
+	SentinelSwitch = "switch"
+	// SentinelReconnect: the master is asked for only when a connection
+	// is dialed, as redis-py does; the old master keeps the pool until it
+	// drops it or is demoted.
+	SentinelReconnect = "reconnect"
+)
 
 // Reply answers the request with the same id.
 type Reply struct {

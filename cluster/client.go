@@ -15,6 +15,14 @@ type ClientOptions struct {
 	ReadTimeout  time.Duration
 	WriteTimeout time.Duration
 	PoolSize     int
+	// SentinelOnDial makes a Sentinel topology's client ask the Sentinels
+	// for the master only when it dials a connection, as redis-py and many
+	// other libraries do, instead of following Sentinel's +switch-master
+	// as go-redis's failover client does. Pooled connections stay on the
+	// old master until it drops them or answers READONLY (go-redis then
+	// closes the connection), so such a client meets a failover only when
+	// the old master is demoted.
+	SentinelOnDial bool
 }
 
 // DefaultClientOptions keeps timeouts far below any lease time a scenario uses.

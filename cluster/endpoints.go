@@ -1,7 +1,10 @@
 package cluster
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -71,6 +74,9 @@ func (e Endpoints) Clients(o ClientOptions) ([]*redis.Client, error) {
 		if len(e.Sentinels) == 0 {
 			return nil, fmt.Errorf("sentinel endpoints without Sentinels")
 		}
+		if o.SentinelOnDial {
+			return []*redis.Client{e.askOnDial(o, b)}, nil
+		}
 		fo := o.failover(e.MasterName, e.Sentinels)
 		fo.Dialer = b.dial
 		return []*redis.Client{redis.NewFailoverClient(fo)}, nil
@@ -97,4 +103,30 @@ func (e Endpoints) ResourceClient(o ClientOptions) (*redis.Client, error) {
 	ro := o.redis()
 	ro.Addr, ro.Dialer = e.Resource, e.book().dial
 	return redis.NewClient(ro), nil
+}
+
+// askOnDial is a plain client whose every new connection goes to the
+// master the first Sentinel that answers names (ClientOptions.SentinelOnDial).
+// The Sentinel clients live as long as the process that opened them.
+func (e Endpoints) askOnDial(o ClientOptions, b *addressBook) *redis.Client {
+	var sentinels []*redis.SentinelClient
+	for _, addr := range e.Sentinels {
+		so := o.redis()
+		so.Addr, so.Dialer = addr, b.dial
+		sentinels = append(sentinels, redis.NewSentinelClient(so))
+	}
+	ro := o.redis()
+	ro.Addr = "sentinel-master:" + e.MasterName // never dialled: the dialer asks
+	ro.Dialer = func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var errs []error
+		for _, s := range sentinels {
+			addr, err := s.GetMasterAddrByName(ctx, e.MasterName).Result()
+			if err == nil && len(addr) == 2 {
+				return b.dial(ctx, network, net.JoinHostPort(addr[0], addr[1]))
+			}
+			errs = append(errs, err)
+		}
+		return nil, fmt.Errorf("no Sentinel named master %s: %w", e.MasterName, errors.Join(errs...))
+	}
+	return redis.NewClient(ro)
 }

@@ -38,15 +38,15 @@ func faultRun(t *testing.T, spec cluster.Spec, w, lock, name string, p nemesis.P
 	require.NoError(t, err)
 	started, cancel := rec.Watch(func(op history.Op) bool { return op.F == history.FaultStart && op.Type == history.OK })
 	defer cancel()
+	env := nemesis.Env{Cluster: c, Clients: r, Rec: rec, Rng: rand.New(rand.NewPCG(1, 1)), TTL: ttl}
+	nemesis.Stage(n, env)
 	stop := make(chan struct{})
 	done := make(chan error, 1)
 	go func() { done <- r.Run(context.Background(), stop) }()
 	nctx, ncancel := context.WithTimeout(context.Background(), d)
 	defer ncancel()
 	nerr := make(chan error, 1)
-	go func() {
-		nerr <- n.Run(nctx, nemesis.Env{Cluster: c, Clients: r, Rec: rec, Rng: rand.New(rand.NewPCG(1, 1)), TTL: ttl})
-	}()
+	go func() { nerr <- n.Run(nctx, env) }()
 	select {
 	case op := <-started:
 		if during != nil {

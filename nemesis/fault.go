@@ -11,6 +11,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
 // Fault is one kind of damage, apart from where and when it strikes: it
@@ -41,6 +42,16 @@ type Target struct {
 	// Name is how the history shows the target ("redis-3", "process 4",
 	// "client 0 -> redis-4,redis-5").
 	Name string
+	// held is the client held at the moment that made it the target (the
+	// holder of a key), until let.
+	held *workloads.Caught
+}
+
+// let lets a client held at its moment go on.
+func (t Target) let() {
+	if t.held != nil {
+		t.held.Let()
+	}
 }
 
 func (t Target) nodeNames() string {

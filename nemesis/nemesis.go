@@ -33,6 +33,21 @@ type Env struct {
 	// HealthTimeout is how long a health check around a fault waits for
 	// the cluster (0: a minute, as long as the final check after the run).
 	HealthTimeout time.Duration
+	// Begin, when set, lets the workload start (and marks the start of
+	// the fault phase); a schedule calls it once the faults that must be
+	// in effect from the first acquire have struck. Unset, begin lets
+	// Clients start.
+	Begin func()
+}
+
+// begin lets the workload start: see Env.Begin.
+func (env Env) begin() {
+	switch {
+	case env.Begin != nil:
+		env.Begin()
+	case env.Clients != nil:
+		env.Clients.Begin()
+	}
 }
 
 // Params tune a schedule; zero fields take its defaults. Faults on clients
@@ -91,6 +106,14 @@ type Nemesis interface {
 	Span(ttl time.Duration) time.Duration
 }
 
+// Stage lets a schedule set the workload's gates before the workload
+// starts (see Plan): call it after the runner is built and before it runs.
+func Stage(n Nemesis, env Env) {
+	if s, ok := n.(interface{ stage(Env) }); ok {
+		s.stage(env)
+	}
+}
+
 type entry struct {
 	summary  string
 	topology string
@@ -137,21 +160,30 @@ func Names() []string {
 
 // window records one fault: fault-start around inject, fault-end around heal.
 // The recorder names the instance (id) when it records its fault-start.
+// A fault aimed at a grant carries the grant's key and lease on its
+// fault-start, so that the checker can tell whether the lease was held
+// when the fault struck.
 type window struct {
 	rec   *history.Recorder
 	fault string
 	node  string
 	id    string
+
+	key, lease string
 }
 
 func (w *window) step(f history.F, act func(context.Context) error) error {
-	inv := w.rec.Record(history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: f, Fault: w.fault, FaultID: w.id, Node: w.node})
+	inv := history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: f, Fault: w.fault, FaultID: w.id, Node: w.node}
+	if f == history.FaultStart {
+		inv.Key, inv.Lease = w.key, w.lease
+	}
+	inv = w.rec.Record(inv)
 	w.id = inv.FaultID
 	// Faults and heals must finish even when the run is being interrupted.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	err := act(ctx)
-	done := history.Op{Type: history.OK, Process: history.NemesisProcess, F: f, Fault: w.fault, FaultID: w.id, Node: w.node}
+	done := history.Op{Type: history.OK, Process: history.NemesisProcess, F: f, Fault: w.fault, FaultID: w.id, Node: w.node, Key: inv.Key, Lease: inv.Lease}
 	if err != nil {
 		done.Type, done.Error = history.Info, err.Error()
 	}

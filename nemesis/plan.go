@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/history"
@@ -76,16 +75,31 @@ func (s Step) validate() error {
 }
 
 // AnySlot as a step's WaitSlot waits for any client's acquire.
-const AnySlot = -1
+const AnySlot = workloads.AnySlot
 
 // Plan runs its steps in order; each heals on its own schedule, so faults
 // overlap as the steps say. Everything is healed before Run returns. The
 // cluster's health is checked after the heal that leaves no fault in
 // effect, which makes it the check before the next fault too (the first
 // has CheckBefore's).
+//
+// Every step strikes at its moment by construction, or is recorded as
+// missed (history.FaultMissed): the run then did not stage what it set out
+// to. The steps at the head of the plan that need no workload event (no
+// After, no WaitKey, no client target) strike before the first acquire. A
+// step that waits for client slot S's grant (WaitKey, WaitSlot >= 0) keeps
+// that key closed from the start of the workload until its turn, then
+// admits only slot S, holds the client at its grant until the fault has
+// struck, and opens the key to everyone. A step aimed at the holder of a
+// key holds the holder at the event that showed it holds the key.
 type Plan struct {
-	Steps  []Step
-	active atomic.Int32 // faults struck and not yet healed
+	Steps []Step
+
+	mu     sync.Mutex
+	active int // faults struck and not yet healed
+	// lastStruck: no step is left to strike. healing: the heals after it
+	// have begun (the history marks it once).
+	lastStruck, healing bool
 }
 
 func (n *Plan) Span(ttl time.Duration) time.Duration {
@@ -102,6 +116,60 @@ func (s Step) hold(ttl time.Duration) time.Duration {
 	return s.For + time.Duration(s.TTLs)*ttl
 }
 
+// opening is how many steps at the head of the plan strike before the
+// workload's first acquire: those with no wait and no client to find.
+func (n *Plan) opening() int {
+	k := 0
+	for _, s := range n.Steps {
+		if s.After != 0 || s.WaitKey != "" || s.onClient() {
+			break
+		}
+		k++
+	}
+	return k
+}
+
+// onClient reports a step whose target is a client process.
+func (s Step) onClient() bool {
+	target := s.Target
+	if target == "" {
+		target = faults[s.Fault].target
+	}
+	kind, _, _ := strings.Cut(target, ":")
+	return kind == "client" || kind == "holder"
+}
+
+// reserves reports a step that waits for one client slot's grant.
+func (s Step) reserves() bool { return s.WaitKey != "" && s.WaitSlot != AnySlot }
+
+// describe names step i for the history and for people: its fault, its
+// target and its moment.
+func (s Step) describe(i int) string {
+	target := s.Target
+	if target == "" {
+		target = faults[s.Fault].target
+	}
+	d := fmt.Sprintf("step %d: %s on %s", i+1, s.Fault, target)
+	if s.Key != "" && strings.HasPrefix(target, "holder") {
+		d += " (key " + s.Key + ")"
+	}
+	if s.WaitKey != "" {
+		d += " at " + s.moment()
+	}
+	if s.Point != "" {
+		d += " at point " + s.Point
+	}
+	return d
+}
+
+// moment names the grant a step waits for.
+func (s Step) moment() string {
+	if s.WaitSlot == AnySlot {
+		return "the first grant of " + s.WaitKey
+	}
+	return fmt.Sprintf("client %d's grant of %s", s.WaitSlot, s.WaitKey)
+}
+
 func (n *Plan) validate() error {
 	if len(n.Steps) == 0 {
 		return errors.New("nemesis plan needs at least one step")
@@ -114,23 +182,48 @@ func (n *Plan) validate() error {
 	return nil
 }
 
+// stage sets the workload's gates before it starts: the first acquire
+// waits for the opening steps, and each key a step reserves for one
+// client stays closed until the step's turn.
+func (n *Plan) stage(env Env) {
+	if env.Clients == nil {
+		return
+	}
+	if n.opening() > 0 {
+		env.Clients.HoldStart()
+	}
+	for _, s := range n.Steps {
+		if s.reserves() {
+			env.Clients.Reserve(s.WaitKey)
+		}
+	}
+}
+
 func (n *Plan) Run(ctx context.Context, env Env) error {
 	if err := n.validate(); err != nil {
 		return err
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 2*len(n.Steps))
-	for _, s := range n.Steps {
-		if s.WaitKey != "" && acquiredBy(ctx, env, s.WaitSlot, s.WaitKey) != nil {
-			break // the run ended first
+	opening := n.opening()
+	begin := env.begin
+	defer begin()
+	failed := ""
+	for i, s := range n.Steps {
+		if i == opening {
+			begin()
 		}
-		sleep(ctx, s.After)
-		if ctx.Err() != nil {
-			break
-		}
-		if err := n.strike(ctx, env, s, &wg, errs); err != nil {
-			errs <- err
-			break
+		last := i == len(n.Steps)-1
+		switch {
+		case failed != "":
+			n.missed(env, i, s, last, failed)
+		case ctx.Err() != nil:
+			n.missed(env, i, s, last, "the fault phase ended before its turn")
+		default:
+			if err := n.step(ctx, env, i, s, last, &wg, errs); err != nil {
+				errs <- err
+				failed = fmt.Sprintf("step %d before it failed", i+1)
+			}
 		}
 	}
 	wg.Wait()
@@ -142,8 +235,50 @@ func (n *Plan) Run(ctx context.Context, env Env) error {
 	return errors.Join(all...)
 }
 
-// strike injects one step's fault and leaves its heal to a goroutine.
-func (n *Plan) strike(ctx context.Context, env Env, s Step, wg *sync.WaitGroup, errs chan<- error) error {
+// missed records that step i never struck, and why.
+func (n *Plan) missed(env Env, i int, s Step, last bool, why string) {
+	if last {
+		n.mu.Lock()
+		n.lastStruck = true
+		n.mu.Unlock()
+	}
+	op := history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: history.FaultMissed, Fault: s.Fault, Node: s.describe(i)}
+	op.FaultID = env.Rec.Record(op).FaultID
+	op.Type, op.Error = history.Fail, why
+	env.Rec.Record(op)
+}
+
+// step waits for step i's moment and strikes it, or records it missed.
+// The error is a fault that could not be struck.
+func (n *Plan) step(ctx context.Context, env Env, i int, s Step, last bool, wg *sync.WaitGroup, errs chan<- error) error {
+	var aim *workloads.Caught
+	if s.WaitKey != "" {
+		if env.Clients == nil {
+			return fmt.Errorf("%s waits for a grant, and the run has no clients", s.describe(i))
+		}
+		if s.reserves() {
+			env.Clients.Admit(s.WaitKey, s.WaitSlot)
+			defer env.Clients.Open(s.WaitKey)
+		}
+		c, err := env.Clients.Catch(ctx, workloads.Moment{Key: s.WaitKey, Slot: s.WaitSlot})
+		if err != nil {
+			n.missed(env, i, s, last, s.moment()+" never came before the fault phase ended")
+			return nil
+		}
+		defer c.Let()
+		aim = c
+	}
+	sleep(ctx, s.After)
+	if ctx.Err() != nil {
+		n.missed(env, i, s, last, fmt.Sprintf("the fault phase ended during its wait of %s", s.After))
+		return nil
+	}
+	return n.strike(ctx, env, i, s, last, aim, wg, errs)
+}
+
+// strike finds step i's target, injects its fault and leaves its heal to a
+// goroutine. aim is the client held at the grant the step waited for.
+func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, aim *workloads.Caught, wg *sync.WaitGroup, errs chan<- error) error {
 	e, err := lookupFault(s.Fault)
 	if err != nil {
 		return err
@@ -160,19 +295,41 @@ func (n *Plan) strike(ctx context.Context, env Env, s Step, wg *sync.WaitGroup, 
 		stops = ch
 	}
 	t, err := resolve(ctx, env, sel, s.Key, s.On)
+	defer t.let()
 	if err == nil && s.Point != "" {
+		if kind, _, _ := strings.Cut(sel, ":"); kind == "client" && s.Key != "" && env.Clients != nil {
+			// Only the target may take the key while it makes its way to
+			// the point, so that nobody else's grant can keep it out.
+			env.Clients.Admit(s.Key, t.Slot)
+			defer env.Clients.Open(s.Key)
+		}
 		t, err = stoppedAt(ctx, t, s.Point, stops)
 	}
 	if err != nil {
-		return quiet(ctx, fmt.Errorf("fault %s: %w", s.Fault, err))
+		if ctx.Err() != nil {
+			n.missed(env, i, s, last, fmt.Sprintf("its target %s was not found before the fault phase ended: %v", sel, err))
+			return nil
+		}
+		return fmt.Errorf("fault %s: %w", s.Fault, err)
 	}
-	name := t.Name
+	w := &window{rec: env.Rec, fault: s.Fault, node: t.Name}
 	if s.By != 0 {
-		name = fmt.Sprintf("%s by %s", name, s.By) // the size is part of what was done
+		w.node = fmt.Sprintf("%s by %s", t.Name, s.By) // the size is part of what was done
 	}
-	w := &window{rec: env.Rec, fault: s.Fault, node: name}
+	switch {
+	case s.Point != "":
+		// The client stopped itself inside the lock, perhaps in its
+		// release: what it holds there is the point's business.
+	case aim != nil:
+		w.key, w.lease = s.WaitKey, aim.Lease
+	case t.held != nil:
+		w.key, w.lease = s.Key, t.held.Lease
+	}
 	var heal Heal
-	n.active.Add(1)
+	n.mu.Lock()
+	n.active++
+	n.lastStruck = n.lastStruck || last
+	n.mu.Unlock()
 	ierr := w.step(history.FaultStart, func(ctx context.Context) error {
 		var err error
 		heal, err = e.fault.Inject(ctx, env, t, s.By)
@@ -194,27 +351,53 @@ func (n *Plan) strike(ctx context.Context, env Env, s Step, wg *sync.WaitGroup, 
 			}
 			sleep(ctx, hold)
 		}
+		if n.healBegins(ctx) {
+			env.Rec.Mark(history.PhaseHeal)
+		}
 		if err := w.step(history.FaultEnd, heal); err != nil {
 			errs <- err
 		}
-		if n.active.Add(-1) == 0 {
-			checkHealth(env, history.HealthAfter, s.Fault, name, w.id)
+		n.mu.Lock()
+		n.active--
+		idle, converging := n.active == 0, n.active == 0 && n.done(ctx)
+		n.mu.Unlock()
+		if converging {
+			env.Rec.Mark(history.PhaseConvergence)
+		}
+		if idle {
+			checkHealth(env, history.HealthAfter, s.Fault, w.node, w.id)
 		}
 	}()
 	return ierr
 }
 
-// stoppedAt arms point on the target client and waits until it has
-// stopped itself there; t then names the point too.
+// done reports that no step is left to strike, or may strike: the fault
+// phase is over. Call it under n.mu.
+func (n *Plan) done(ctx context.Context) bool { return n.lastStruck || ctx.Err() != nil }
+
+// healBegins reports the first heal once no step is left to strike: the
+// heal phase of the run begins.
+func (n *Plan) healBegins(ctx context.Context) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	first := n.done(ctx) && !n.healing
+	n.healing = n.healing || first
+	return first
+}
+
+// stoppedAt arms point on the target client, lets it go on if it is held
+// at a moment, and waits until it has stopped itself there; t then names
+// the point too.
 func stoppedAt(ctx context.Context, t Target, point string, stops <-chan workloads.Stop) (Target, error) {
 	if t.Process == nil || stops == nil {
 		return t, fmt.Errorf("a point inside the lock needs a client process, not %q", t.Name)
 	}
 	t.Process.Arm(point)
+	t.let()
 	for {
 		select {
 		case <-ctx.Done():
-			return t, ctx.Err() // never reached: the run ended first
+			return t, ctx.Err()
 		case st := <-stops:
 			if st.Proc == t.Process && st.Point == point {
 				t.Name = fmt.Sprintf("%s at %s", t.Name, point)
@@ -222,13 +405,4 @@ func stoppedAt(ctx context.Context, t Target, point string, stops <-chan workloa
 			}
 		}
 	}
-}
-
-// quiet drops the error of a step that ended because its context did: the
-// run ended before the fault's moment came.
-func quiet(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return nil
-	}
-	return err
 }

@@ -104,11 +104,15 @@ func TestPlanChecksHealthAroundEachFault(t *testing.T) {
 	}
 	var fs []string
 	for _, op := range run() {
-		if op.Type != history.Invoke {
+		switch {
+		case op.F == history.PhaseF && op.Type == history.Invoke:
+			fs = append(fs, "phase "+string(op.Phase))
+		case op.Type != history.Invoke && op.F != history.PhaseF:
 			fs = append(fs, string(op.F)+" "+string(op.Type))
 		}
 	}
-	require.Equal(t, []string{"health-before ok", "fault-start ok", "fault-end ok", "health-after ok"}, fs)
+	require.Equal(t, []string{"health-before ok", "fault-start ok", "phase heal", "fault-end ok", "phase convergence", "health-after ok"}, fs,
+		"the last fault's heal and the convergence after it are marked")
 
 	// redis-2 down outside the nemesis: neither check can pass.
 	down, err := c.Node("redis-2")

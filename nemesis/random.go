@@ -59,18 +59,19 @@ func (n *Random) Run(ctx context.Context, env Env) error {
 	if err := n.validate(); err != nil {
 		return err
 	}
+	env.begin()
 	sleep(ctx, n.P.After)
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	var all []error
 	plan := &Plan{}
-	for ctx.Err() == nil {
+	for drawn := 0; ctx.Err() == nil; drawn++ {
 		sleep(ctx, jitter(env, n.every(env.TTL)))
 		if ctx.Err() != nil {
 			break
 		}
 		s := n.step(env)
-		if err := plan.strike(ctx, env, s, &wg, errs); err != nil {
+		if err := plan.strike(ctx, env, drawn, s, false, nil, &wg, errs); err != nil {
 			all = append(all, err)
 		}
 		wg.Wait() // one fault at a time: each heals before the next

@@ -108,11 +108,7 @@ func resolve(ctx context.Context, env Env, sel, key string, on history.F) (Targe
 		} else if key == "" {
 			return Target{}, fmt.Errorf("target holder needs the step's key")
 		}
-		id, proc, err := victim(ctx, env, slot, key, on)
-		if err != nil {
-			return Target{}, err
-		}
-		return Target{Process: proc, Slot: slot, Name: fmt.Sprintf("process %d", id)}, nil
+		return victim(ctx, env, slot, key, on)
 	case "link":
 		slotText, names, _ := strings.Cut(arg, ":")
 		slot := slotOf(env, slotText)
@@ -174,25 +170,5 @@ func named(c *cluster.Cluster, names string) ([]*cluster.Node, error) {
 	return out, nil
 }
 
-// acquiredBy waits for an ok acquire of key by client slot's process (by
-// any client's with AnySlot).
-func acquiredBy(ctx context.Context, env Env, slot int, key string) error {
-	for {
-		got, cancel := env.Rec.Watch(func(op history.Op) bool {
-			return op.F == history.Acquire && op.Type == history.OK && op.Key == key && op.Process >= 0
-		})
-		select {
-		case op := <-got:
-			cancel()
-			if slot == AnySlot {
-				return nil
-			}
-			if id, _, err := env.Clients.Client(slot); err == nil && id == op.Process {
-				return nil
-			}
-		case <-ctx.Done():
-			cancel()
-			return ctx.Err()
-		}
-	}
-}
+// processName is how the history names a client process.
+func processName(id int) string { return fmt.Sprintf("process %d", id) }

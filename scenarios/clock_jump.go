@@ -23,8 +23,10 @@ func init() {
 			{Fault: "link-cut", Target: "link:0:redis-4,redis-5"},
 			{Fault: "clock-jump", Target: "node:redis-3", WaitKey: "k0", WaitSlot: 0, By: 16 * time.Second},
 		}},
+		Precondition: "client A (slot 0) holds the lock on redis-1..3 only (its links to redis-4 and redis-5 cut before it asked) " +
+			"when redis-3's clock jumps",
 		Clients: 2, Keys: []string{"k0"},
-		TTL: 8 * time.Second, HoldMin: 3 * time.Second, HoldMax: 3500 * time.Millisecond, Pause: 500 * time.Millisecond,
-		Time: 45 * time.Second, CI: true,
+		TTL: 8 * time.Second, HoldMin: time.Second, HoldMax: 1500 * time.Millisecond, Pause: 500 * time.Millisecond,
+		Time: 12 * time.Second, CI: true,
 	})
 }

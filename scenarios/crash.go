@@ -25,6 +25,7 @@ func init() {
 			"it never releases, the TTL frees the key, and the others go on",
 		Expect: Safe, Lock: "simple", Workload: "counter",
 		Nemesis: "crash-client", Fault: nemesis.Params{After: time.Second, Key: "k0", On: history.Read},
+		Precondition: "the holder of k0 is killed between its read of the counter and its write, its lease held while it dies",
 	}))
 	register(crashed(Scenario{
 		Name: "crash-no-ttl",
@@ -32,12 +33,18 @@ func init() {
 			"for the rest of the run, a liveness failure",
 		Expect: Unsafe, Lock: "no-ttl",
 		Nemesis: "crash-client", Fault: nemesis.Params{After: time.Second, Key: "k0"},
+		Precondition: "the holder of k0 is killed while it holds the lock",
 	}))
 	register(crashed(Scenario{
 		Name: "crash-setnx-expire",
 		Description: "a client of the seeds' setnx-expire is killed between its SETNX and its EXPIRE: the key " +
 			"never gets a TTL and stays taken for the rest of the run",
 		Expect: Unsafe, Lock: "setnx-expire",
-		Nemesis: "crash-at", Fault: nemesis.Params{After: time.Second, Point: "after-setnx"},
+		// Client 0 alone may ask for k0 once it is armed, so that no other
+		// client's grant keeps it from its SETNX.
+		Nemesis: "plan", Fault: nemesis.Params{Steps: []nemesis.Step{
+			{Fault: "crash-client", Target: "client:0", Key: "k0", Point: "after-setnx", After: time.Second},
+		}},
+		Precondition: "client 0 is killed where it stopped itself, between its SETNX of k0 and its EXPIRE",
 	}))
 }

@@ -34,6 +34,7 @@ func init() {
 		}}
 		// Two clients, holds that outlast the 100 ms between expiry and the
 		// late OK, and gaps that leave A a free key now and then.
+		s.Precondition = "every reply to client A is late from its first request on"
 		s.Clients, s.Keys = 2, []string{"k0"}
 		s.TTL, s.HoldMin, s.HoldMax, s.Pause = 300*time.Millisecond, 150*time.Millisecond, 250*time.Millisecond, 100*time.Millisecond
 		s.Time = 10 * time.Second

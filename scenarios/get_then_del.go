@@ -20,7 +20,8 @@ func init() {
 		Expect: Unsafe, Lock: "get-then-del", Workload: "counter",
 		Cluster: cluster.Spec{Topology: cluster.Independent, Masters: 1},
 		Nemesis: "pause-at", Fault: nemesis.Params{After: time.Second, Key: "k0", Point: "after-get"},
-		Clients: 6, Keys: []string{"k0"},
+		Precondition: "the holder of k0 stops itself between the GET that saw its own token and its DEL",
+		Clients:      6, Keys: []string{"k0"},
 		TTL: time.Second, HoldMin: 200 * time.Millisecond, HoldMax: 400 * time.Millisecond, Pause: 5 * time.Millisecond,
 		Time: 6 * time.Second, CI: true,
 	})

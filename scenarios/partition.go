@@ -22,7 +22,8 @@ func init() {
 			{Fault: "link-cut", Target: "link:0:redis-4,redis-5"},
 			{Fault: "link-cut", Target: "link:1:redis-1,redis-2"},
 		}},
-		Clients: 3, Keys: []string{"k0"},
+		Precondition: "both links are cut before any client asks for the lock",
+		Clients:      3, Keys: []string{"k0"},
 		TTL: 2 * time.Second, HoldMin: 100 * time.Millisecond, HoldMax: 300 * time.Millisecond, Pause: 100 * time.Millisecond,
 		Time: 15 * time.Second, CI: true,
 	})

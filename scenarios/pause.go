@@ -25,6 +25,7 @@ func init() {
 		}
 		s.Nemesis = "pause-client"
 		s.Fault = nemesis.Params{After: time.Second, Key: "k0", On: history.Read}
+		s.Precondition = "the holder of k0 is stopped between its read of the counter and its write, its lease held while the pause strikes"
 		s.Clients, s.Keys = 4, []string{"k0"}
 		s.TTL, s.HoldMin, s.HoldMax, s.Pause = time.Second, 50*time.Millisecond, 150*time.Millisecond, 20*time.Millisecond
 		s.Time, s.CI = 6*time.Second, true

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/checker"
@@ -137,8 +138,9 @@ func (s Scenario) spec(seed uint64, driver client.Command, kind workloads.Kind) 
 		Lock: s.Lock, LockOptions: s.LockOptions, Cluster: s.Cluster.Defaults(), Workload: kind.Name, Checkers: kind.Checkers,
 		Nemesis: s.Nemesis, Fault: s.Fault, Clients: s.Clients, Keys: s.Keys,
 		TTLMS: s.TTL.Milliseconds(), HoldMinMS: s.HoldMin.Milliseconds(), HoldMaxMS: s.HoldMax.Milliseconds(),
-		PauseMS: s.Pause.Milliseconds(), TimeMS: s.Time.Milliseconds(), MinAcquires: s.minAcquires(),
-		Driver: append([]string{driver.Path}, driver.Args...),
+		PauseMS: s.Pause.Milliseconds(), TimeMS: s.Time.Milliseconds(), SettleMS: s.settle().Milliseconds(), MinAcquires: s.minAcquires(),
+		Precondition: s.Precondition,
+		Driver:       append([]string{driver.Path}, driver.Args...),
 	}
 }
 
@@ -206,29 +208,58 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	logf("%s: %d client processes on %s (%s workload) for %s, nemesis %s, run dir %s", s.Name, s.Clients, s.Lock, kind.Name, s.Time, s.Nemesis, dir)
 
 	rng := rand.New(rand.NewPCG(o.Seed, 0x6e656d65))
-	env := nemesis.Env{Cluster: cl, Clients: runner, Rec: rec, Rng: rng, TTL: s.TTL, Halt: ctx}
+	// The fault phase starts when the nemesis lets the clients begin: once
+	// the faults that must be in effect from the first acquire struck.
+	var began time.Time
+	var beginOnce sync.Once
+	begin := func() {
+		beginOnce.Do(func() {
+			began = time.Now()
+			rec.Mark(history.PhaseFaults)
+			runner.Begin()
+		})
+	}
+	env := nemesis.Env{Cluster: cl, Clients: runner, Rec: rec, Rng: rng, TTL: s.TTL, Halt: ctx, Begin: begin}
 	if s.Nemesis != "none" {
 		nemesis.CheckBefore(env, s.Nemesis) // before the workload, so it cannot race what the schedule waits for
 	}
-	stop := make(chan struct{})
-	timer := time.AfterFunc(s.Time, func() { close(stop) })
-	defer timer.Stop()
-	// The nemesis stops looking for its moment when the workload ends;
-	// whatever it broke, it heals all the same.
+	runner.HoldStart() // until begin
+	nemesis.Stage(nem, env)
+	// The phases: faults for s.Time (a step that has not struck by then
+	// never will), the heal of whatever is still broken, convergence, then
+	// the workload runs on to settle. The nemesis returns once the cluster
+	// agrees again (or its health check gave up), so the workload runs
+	// through the heal and the damage that lands at convergence.
 	nctx, ncancel := context.WithCancel(ctx)
 	defer ncancel()
+	faultPhase := time.AfterFunc(s.Time, ncancel)
+	defer faultPhase.Stop()
+	stop, quit := make(chan struct{}), make(chan struct{})
+	defer close(quit)
+	nemErr := make(chan error, 1)
+	workload := time.Now()
 	go func() {
+		nemErr <- nem.Run(nctx, env)
+		begin() // a schedule that had nothing to stage
+		wait := time.Until(began.Add(s.Time))
+		if s.Nemesis != "none" {
+			// Healed and converged (or the check gave up): settle.
+			rec.Mark(history.PhaseSettle)
+			wait = max(wait, s.settle())
+		}
+		t := time.NewTimer(wait)
+		defer t.Stop()
 		select {
-		case <-stop:
-			ncancel()
-		case <-nctx.Done():
+		case <-t.C:
+			rec.Mark(history.PhaseEnd)
+			close(stop)
+		case <-quit:
 		}
 	}()
-	nemErr := make(chan error, 1)
-	go func() { nemErr <- nem.Run(nctx, env) }()
-	watched := o.watch(Live{Scenario: s.Name, Started: time.Now(), Time: s.Time, Rec: rec})
+	watched := o.watch(Live{Scenario: s.Name, Started: workload, Time: s.Time, Rec: rec})
 	werr := runner.Run(ctx, stop)
 	watched()
+	ncancel() // a workload that failed ends the fault phase too
 	nerr := <-nemErr
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
@@ -267,15 +298,15 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	}
 	switch {
 	case nerr != nil:
-		report.Undecided(fmt.Sprintf("the nemesis failed (%v), so the run did not test what it set out to and cannot pass.", nerr))
+		report.Void(fmt.Sprintf("the nemesis failed (%v), so the run did not test what it set out to: its verdict is unknown.", nerr))
 	case s.Nemesis != "none" && len(report.FaultWindows) == 0:
-		report.Undecided(fmt.Sprintf("the nemesis %s never injected its fault, so the run did not test what it set out to and cannot pass.", s.Nemesis))
+		report.Void(fmt.Sprintf("the nemesis %s never injected its fault, so the run did not test what it set out to: its verdict is unknown.", s.Nemesis))
 	}
 	if health != "ok" {
-		report.Undecided(fmt.Sprintf("the cluster was not healthy after the run (%s), so the run cannot pass.", health))
+		report.Void(fmt.Sprintf("the cluster was not healthy after the run (%s), so the run did not end as it set out to: its verdict is unknown.", health))
 	}
 	res = &reports.Results{
-		Scenario: s.Name, Description: s.Description, Seed: o.Seed,
+		Scenario: s.Name, Description: s.Description, Precondition: s.Precondition, Seed: o.Seed,
 		Lock: s.Lock, Topology: s.Cluster.Topology, Workload: kind.Name, Nemesis: s.Nemesis,
 		Expected: string(s.Expect), Clients: s.Clients, TimeS: s.Time.Seconds(),
 		Ops: len(ops), DurationS: time.Since(started).Seconds(), Health: health,

@@ -46,8 +46,16 @@ type Scenario struct {
 	HoldMin time.Duration
 	HoldMax time.Duration
 	Pause   time.Duration
-	// Time is the default workload duration.
-	Time time.Duration
+	// Time is the fault phase: how long the nemesis has to strike every
+	// step. The workload runs on through the heal and convergence, then
+	// for Settle (default: two TTLs), and for Time at least.
+	Time   time.Duration
+	Settle time.Duration
+	// Precondition is what must hold when the decisive fault strikes, in
+	// words ("client A holds the lock on redis-1..3 when redis-3
+	// restarts"); the checker proves it from the history (a lease aimed at
+	// is held through the strike, under every fault then in effect).
+	Precondition string
 	// MinAcquires overrides the run's minimum of ok acquires (MinAcquires)
 	// for scenarios whose holds are long by design; it is recorded in
 	// scenario.json.
@@ -61,6 +69,16 @@ func (s Scenario) minAcquires() int {
 		return s.MinAcquires
 	}
 	return MinAcquires
+}
+
+// settle is how long the workload runs on once the cluster has converged:
+// long enough that every lease granted before convergence has run out and
+// the clients have met the healed cluster.
+func (s Scenario) settle() time.Duration {
+	if s.Settle > 0 {
+		return s.Settle
+	}
+	return max(2*s.TTL, time.Second)
 }
 
 // WorkloadName is the scenario's workload ("" means mutex).

@@ -38,7 +38,11 @@ type RunSpec struct {
 	HoldMaxMS   int64              `json:"hold_max_ms"`
 	PauseMS     int64              `json:"pause_ms"`
 	TimeMS      int64              `json:"time_ms"`
-	MinAcquires int                `json:"min_acquires"`
+	// SettleMS is how long the workload ran on after the cluster converged.
+	SettleMS int64 `json:"settle_ms,omitempty"`
+	// Precondition is what had to hold when the decisive fault struck.
+	Precondition string `json:"precondition,omitempty"`
+	MinAcquires  int    `json:"min_acquires"`
 	// Driver is the command that ran each client.
 	Driver []string `json:"driver"`
 }

@@ -30,6 +30,9 @@ type Runner struct {
 	stops   map[int]chan Stop
 	nextSub int
 	closed  bool
+	catches []*catch // faults waiting for their moment (moments.go)
+
+	gates *gates
 }
 
 // Stop is a client that stopped itself at an armed point.
@@ -55,7 +58,7 @@ func NewRunner(name string, cfg Config) (*Runner, error) {
 	if cfg.Rec == nil {
 		return nil, errors.New("a workload needs a history recorder")
 	}
-	return &Runner{cfg: cfg, w: k.New(cfg), kind: k, byProc: map[int]*client.Process{}, stops: map[int]chan Stop{}}, nil
+	return &Runner{cfg: cfg, w: k.New(cfg), kind: k, byProc: map[int]*client.Process{}, stops: map[int]chan Stop{}, gates: newGates()}, nil
 }
 
 // Run sets the resource up, drives the clients until stop closes or ctx

@@ -231,6 +231,9 @@ func (s *Session) alive() error {
 // acquire asks for key under a lease id of the harness's own, and returns
 // the lease when granted. The error is a failure to keep a client running.
 func (s *Session) acquire(key string) (*Lease, error) {
+	if !s.r.gates.pass(s.slot, key, s.stop, s.ctx.Done()) {
+		return nil, nil // the run ended while the key was kept for another client
+	}
 	if err := s.alive(); err != nil {
 		return nil, err
 	}
@@ -262,6 +265,7 @@ func (s *Session) acquire(key string) (*Lease, error) {
 	s.mu.Lock()
 	s.leases[id] = l
 	s.mu.Unlock()
+	s.reach(history.Acquire, l)
 	return l, nil
 }
 
@@ -307,6 +311,9 @@ func (s *Session) Resource(f history.F, l *Lease, command []any, inv func(*histo
 	rep, t, err := s.call(op, client.Request{Op: client.OpResource, Command: command}, done)
 	if err != nil {
 		return rep, history.Info
+	}
+	if t == history.OK && f == history.Read {
+		s.reach(history.Read, l)
 	}
 	return rep, t
 }

@@ -1,0 +1,95 @@
+package nemesis_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/checker"
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/nemesis"
+)
+
+// okAt is the time of the ok of the first op of f whose invocation
+// matches, or -1.
+func okAt(ops []history.Op, match func(history.Op) bool) int64 {
+	for _, op := range ops {
+		if op.Type == history.OK && match(op) {
+			return op.Time
+		}
+	}
+	return -1
+}
+
+// A plan's opening step strikes before any client asks for a lock, and a
+// step aimed at client slot 2's grant gets that grant whatever the
+// scheduling: the key stays closed to the others until the fault struck,
+// and the client is held at its grant while it strikes.
+func TestAStepAimedAtOneClientsGrantGetsIt(t *testing.T) {
+	spec := cluster.Spec{Topology: cluster.Independent, Masters: 1}
+	p := nemesis.Params{Steps: []nemesis.Step{
+		{Fault: "pause-node", Target: "node:redis-1", For: 300 * time.Millisecond},
+		{Fault: "pause-client", Target: "client:2", WaitKey: "k", WaitSlot: 2, For: 200 * time.Millisecond},
+	}}
+	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", p, 10*time.Second, nil)
+	require.Len(t, ws, 2)
+	opened := okAt(ops, func(op history.Op) bool { return op.F == history.FaultStart && op.Fault == "pause-node" })
+	var aimed history.Op
+	for _, op := range ops {
+		if op.F == history.FaultStart && op.Fault == "pause-client" && op.Type == history.OK {
+			aimed = op
+		}
+	}
+	require.NotEmpty(t, aimed.Lease, "the fault names the grant it was aimed at")
+	owner, err := strconv.Atoi(strings.TrimPrefix(strings.Split(aimed.Lease, ".")[0], "p"))
+	require.NoError(t, err)
+	require.Equal(t, "process "+strconv.Itoa(owner), aimed.Node, "the fault struck the client it waited for")
+	for _, op := range ops {
+		if op.F != history.Acquire || op.Type != history.Invoke {
+			continue
+		}
+		require.Greater(t, op.Time, opened, "no client asks before the opening fault struck: %+v", op)
+		if op.Time < aimed.Time {
+			require.Equal(t, owner, op.Process, "only slot 2 may ask for k until its fault struck: %+v", op)
+		}
+	}
+	r := checker.Check(ops, checker.Options{})
+	require.NotContains(t, kinds(r.Anomalies), checker.KindPrecondition, r.Reason)
+	require.NotContains(t, kinds(r.Anomalies), checker.KindFaultFailed, r.Reason)
+}
+
+// A step whose moment never comes is recorded as missed, naming the step,
+// and the run is unknown though the first step struck.
+func TestAStepWhoseMomentNeverComesIsMissed(t *testing.T) {
+	spec := cluster.Spec{Topology: cluster.Independent, Masters: 1}
+	p := nemesis.Params{Steps: []nemesis.Step{
+		{Fault: "pause-node", Target: "node:redis-1", For: 100 * time.Millisecond},
+		{Fault: "pause-node", Target: "node:redis-1", WaitKey: "never", WaitSlot: 0, For: 100 * time.Millisecond},
+	}}
+	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", p, 3*time.Second, nil)
+	require.Len(t, ws, 1, "only the first step struck")
+	var missed []history.Op
+	for _, op := range ops {
+		if op.F == history.FaultMissed && op.Type == history.Fail {
+			missed = append(missed, op)
+		}
+	}
+	require.Len(t, missed, 1)
+	require.Equal(t, "step 2: pause-node on node:redis-1 at client 0's grant of never", missed[0].Node)
+	require.Contains(t, missed[0].Error, "never came before the fault phase ended")
+	r := checker.Check(ops, checker.Options{})
+	require.Equal(t, checker.Unknown, r.Verdict, r.Reason)
+	require.Contains(t, r.Reason, "step 2: pause-node on node:redis-1 at client 0's grant of never never struck")
+}
+
+func kinds(as []checker.Anomaly) []string {
+	var out []string
+	for _, a := range as {
+		out = append(out, a.Kind)
+	}
+	return out
+}

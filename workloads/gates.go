@@ -1,0 +1,81 @@
+package workloads
+
+import (
+	"sync"
+)
+
+// AnySlot admits every client slot to a key.
+const AnySlot = -1
+
+// gates decide which clients may start an acquire, so that a fault aimed
+// at one client's grant gets that grant whatever the machine's scheduling:
+// the run holds its first acquire back until the faults that must come
+// first have struck, and a key reserved for a fault stays closed until
+// its turn, then admits only the slot the fault is aimed at, then opens.
+// Nothing here touches the lock: a client waiting at a gate simply has not
+// asked yet, as a real client that came later would not have.
+type gates struct {
+	mu sync.Mutex
+	// changed is closed (and replaced) whenever a gate moves.
+	changed chan struct{}
+	// held keeps every acquire back until begin.
+	held bool
+	// admit is, per reserved key, the slot that may acquire it now:
+	// closed (no entry is open; closedGate is closed), one slot, or AnySlot.
+	admit map[string]int
+}
+
+// closedGate admits nobody.
+const closedGate = -2
+
+func newGates() *gates { return &gates{changed: make(chan struct{}), admit: map[string]int{}} }
+
+// move changes the gates under g.mu and wakes every waiter.
+func (g *gates) move(f func()) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	f()
+	close(g.changed)
+	g.changed = make(chan struct{})
+}
+
+// pass waits until slot may acquire key, or until stop or done closes
+// (false).
+func (g *gates) pass(slot int, key string, stop, done <-chan struct{}) bool {
+	for {
+		g.mu.Lock()
+		admit, reserved := g.admit[key]
+		ok := !g.held && (!reserved || admit == AnySlot || admit == slot)
+		changed := g.changed
+		g.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-changed:
+		case <-stop:
+			return false
+		case <-done:
+			return false
+		}
+	}
+}
+
+// HoldStart keeps every client's first acquire back until Begin: faults
+// that must be in effect from the first acquire (a partition for the whole
+// run) strike in between. Call it before Run.
+func (r *Runner) HoldStart() { r.gates.move(func() { r.gates.held = true }) }
+
+// Begin lets the clients acquire. It is safe to call more than once.
+func (r *Runner) Begin() { r.gates.move(func() { r.gates.held = false }) }
+
+// Reserve closes key to every client until Admit or Open: a fault waits
+// for a grant of it that must not go to another client first. Call it
+// before Run.
+func (r *Runner) Reserve(key string) { r.gates.move(func() { r.gates.admit[key] = closedGate }) }
+
+// Admit lets only client slot (AnySlot: every client) acquire a reserved key.
+func (r *Runner) Admit(key string, slot int) { r.gates.move(func() { r.gates.admit[key] = slot }) }
+
+// Open lets every client acquire key again.
+func (r *Runner) Open(key string) { r.gates.move(func() { delete(r.gates.admit, key) }) }

@@ -1,0 +1,108 @@
+package workloads
+
+import (
+	"context"
+
+	"github.com/deadbolt-lab/deadbolt/client"
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// Moment is a workload event a fault is aimed at: an ok acquire of Key,
+// or an ok read of the resource under a lease of Key (inside the critical
+// section, before the write), by client slot Slot (AnySlot: any client).
+type Moment struct {
+	Key  string
+	On   history.F // history.Acquire (the default) or history.Read
+	Slot int
+}
+
+// Caught is a client held at a moment: its session has recorded the event
+// and waits, lease in hand, until Let. A fault that strikes in between
+// strikes at the moment by construction, not by winning a race with the
+// client's next request.
+type Caught struct {
+	Slot    int
+	Process int // the history process that reached the moment
+	Proc    *client.Process
+	Lease   string
+	let     chan struct{}
+}
+
+// Let the client go on.
+func (c *Caught) Let() {
+	select {
+	case <-c.let:
+	default:
+		close(c.let)
+	}
+}
+
+// catch is one fault waiting for its moment.
+type catch struct {
+	m   Moment
+	got chan *Caught // buffered: a session never blocks on delivery
+}
+
+// Catch waits until a client reaches m and holds it there: the caller must
+// Let it go. The client's process stays the same while it is held. It
+// fails only when ctx ends first.
+func (r *Runner) Catch(ctx context.Context, m Moment) (*Caught, error) {
+	if m.On == "" {
+		m.On = history.Acquire
+	}
+	c := &catch{m: m, got: make(chan *Caught, 1)}
+	r.mu.Lock()
+	r.catches = append(r.catches, c)
+	r.mu.Unlock()
+	select {
+	case caught := <-c.got:
+		return caught, nil
+	case <-ctx.Done():
+		r.mu.Lock()
+		for i, x := range r.catches {
+			if x == c {
+				r.catches = append(r.catches[:i], r.catches[i+1:]...)
+				break
+			}
+		}
+		r.mu.Unlock()
+		// A client caught just as ctx ended must not wait forever.
+		select {
+		case caught := <-c.got:
+			caught.Let()
+		default:
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// reach tells waiting faults that the session's client completed f on l
+// ok, and holds it there until every fault that caught it lets it go (or
+// the run is interrupted).
+func (s *Session) reach(f history.F, l *Lease) {
+	r := s.r
+	s.mu.Lock()
+	id, proc := s.process, s.proc
+	s.mu.Unlock()
+	var held []*Caught
+	r.mu.Lock()
+	keep := r.catches[:0]
+	for _, c := range r.catches {
+		if c.m.On != f || c.m.Key != l.Key || (c.m.Slot != AnySlot && c.m.Slot != s.slot) {
+			keep = append(keep, c)
+			continue
+		}
+		caught := &Caught{Slot: s.slot, Process: id, Proc: proc, Lease: l.ID, let: make(chan struct{})}
+		c.got <- caught
+		held = append(held, caught)
+	}
+	r.catches = keep
+	r.mu.Unlock()
+	for _, c := range held {
+		select {
+		case <-c.let:
+		case <-s.ctx.Done():
+			return
+		}
+	}
+}
