@@ -93,3 +93,23 @@ func kinds(as []checker.Anomaly) []string {
 	}
 	return out
 }
+
+// A plan of opening steps only (a fault for the whole run) lets the
+// clients begin as soon as they struck, not when they heal.
+func TestAPlanOfOpeningStepsOnlyLetsTheWorkloadBegin(t *testing.T) {
+	spec := cluster.Spec{Topology: cluster.Independent, Masters: 1, LinkFaults: true}
+	p := nemesis.Params{Steps: []nemesis.Step{{Fault: "link-delay", Target: "link:0:redis-1", By: time.Millisecond}}}
+	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", p, 3*time.Second, nil)
+	require.Len(t, ws, 1)
+	struck := okAt(ops, func(op history.Op) bool { return op.F == history.FaultStart })
+	during := 0
+	for _, op := range ops {
+		if op.F == history.Acquire && op.Type == history.OK {
+			require.Greater(t, op.Time, struck, "no grant before the opening fault struck")
+			if op.Time < ws[0].End {
+				during++
+			}
+		}
+	}
+	require.Positive(t, during, "the clients worked while the fault was in effect")
+}

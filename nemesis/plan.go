@@ -207,7 +207,6 @@ func (n *Plan) Run(ctx context.Context, env Env) error {
 	errs := make(chan error, 2*len(n.Steps))
 	opening := n.opening()
 	begin := env.begin
-	defer begin()
 	failed := ""
 	for i, s := range n.Steps {
 		if i == opening {
@@ -226,6 +225,7 @@ func (n *Plan) Run(ctx context.Context, env Env) error {
 			}
 		}
 	}
+	begin() // every step is opening: they hold until the fault phase ends
 	wg.Wait()
 	close(errs)
 	var all []error
