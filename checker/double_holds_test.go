@@ -244,3 +244,20 @@ func TestDoubleHoldsRejectsMalformedHistory(t *testing.T) {
 	_, err := DoubleHolds(ops)
 	assert.Error(t, err)
 }
+
+// An overlap of 1ns is a double hold like any other, and says so: it once
+// printed as "(0s)".
+func TestATinyOverlapPrintsItsLength(t *testing.T) {
+	ops := newHistory().
+		acquire(1, "k", "a", ms(0), ms(10), ms(1000), 0).
+		acquire(2, "k", "b", ms(20), ms(500), ms(1000), 0).
+		release(history.OK, 1, "k", "a", ms(500)+1, ms(501)).
+		release(history.OK, 2, "k", "b", ms(700), ms(710)).
+		build()
+	dh := doubleHolds(t, ops)
+	require.Len(t, dh, 1)
+	assert.Equal(t, int64(1), dh[0].OverlapEnd-dh[0].OverlapStart)
+	assert.Contains(t, dh[0].String(), "from 500ms to 500ms (1ns)")
+	assert.Equal(t, "1.5µs", at(1500))
+	assert.Equal(t, "2.5ms", at(ms(2)+ms(1)/2))
+}

@@ -17,10 +17,13 @@ func at(t int64) string {
 		return "∞"
 	}
 	d := time.Duration(t)
-	if d >= time.Second || d <= -time.Second {
+	switch {
+	case d >= time.Second || d <= -time.Second:
 		return d.Round(time.Millisecond).String()
+	case d >= time.Millisecond || d <= -time.Millisecond:
+		return d.Round(time.Microsecond).String()
 	}
-	return d.Round(time.Microsecond).String()
+	return d.String() // a 1ns overlap is one, not "0s"
 }
 
 // historyEnd is the time of the last operation, where open windows and

@@ -76,7 +76,11 @@ func TestCorruptHistoriesAreRejectedWithTheLine(t *testing.T) {
 		"time backwards": {`{"index":0,"time":5,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}` + "\n" +
 			`{"index":1,"time":4,"type":"ok","process":0,"f":"acquire","key":"k","lease":"p0.1","owner":"a"}`, "line 2: time goes backwards"},
 		"double invoke": {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}` + "\n" +
-			`{"index":1,"time":2,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}`, "invoked again"},
+			`{"index":1,"time":2,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}`, "op 1: process 0 invoked again while op 0 is open"},
+		"orphan completion names the process": {`{"index":0,"time":1,"type":"fail","process":3,"f":"release","key":"k","lease":"p3.1"}`,
+			"op 0: process 3 completes an operation that was never invoked"},
+		"orphan nemesis completion": {`{"index":0,"time":1,"type":"ok","process":-1,"f":"fault-end","fault":"kill","fault_id":"f9"}`,
+			"op 0: the nemesis's fault-end of kill f9 completes an operation that was never invoked"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := history.Parse(strings.NewReader(tc.text))

@@ -1,6 +1,9 @@
 package history
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Operation is an invocation with its completion. Complete is nil when the
 // history ended before the operation did: its outcome is unknown, as for info.
@@ -70,10 +73,16 @@ func keyOf(op Op) pairKey {
 }
 
 func (k pairKey) String() string {
-	if k.process == NemesisProcess {
-		return fmt.Sprintf("nemesis %s %s %s", k.fault, k.faultID, k.f)
+	switch k.process {
+	case NemesisProcess:
+		if k.fault == "" {
+			return fmt.Sprintf("the nemesis's %s", k.f)
+		}
+		return fmt.Sprintf("the nemesis's %s of %s", k.f, strings.TrimSpace(k.fault+" "+k.faultID))
+	case HarnessProcess:
+		return "the harness"
 	}
-	return fmt.Sprint(k.process)
+	return fmt.Sprintf("process %d", k.process)
 }
 
 // Add takes the next operation of the history. An invocation starts
