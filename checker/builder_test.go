@@ -121,6 +121,13 @@ func (b *builder) build() []history.Op {
 	return ops
 }
 
+// next makes the last operation's completion (an info) name process p as
+// the client's successor, which may release or use its leases.
+func (b *builder) next(p int) *builder {
+	b.ops[len(b.ops)-1].Next = p
+	return b
+}
+
 // token makes the last acquire's lock token tok, whatever its lease id: a
 // lock may report any token it likes.
 func (b *builder) token(tok string) *builder {

@@ -75,7 +75,9 @@ func newInput(ops []history.Op, keepPairs bool) (*Input, error) {
 		if err != nil {
 			return nil, err
 		}
-		b.add(ops[i], n, &ops[i])
+		if err := b.add(ops[i], n, &ops[i]); err != nil {
+			return nil, err
+		}
 	}
 	in := b.finish()
 	in.Ops = ops
@@ -92,6 +94,7 @@ type inputBuilder struct {
 	procs     map[int]bool
 	keys      map[string]string // interned lock keys
 	nemesisOp []history.Op
+	leases    *leaseBook
 }
 
 type openRecord struct {
@@ -112,13 +115,17 @@ const (
 // make room for (a guess is fine: it saves growing a large slice).
 func newInputBuilder(keepPairs bool, lockHint int) *inputBuilder {
 	in := &Input{locks: make([]lockOp, 0, lockHint)}
-	return &inputBuilder{in: in, keepPairs: keepPairs, open: map[int]openRecord{}, procs: map[int]bool{}, keys: map[string]string{}}
+	return &inputBuilder{in: in, keepPairs: keepPairs, open: map[int]openRecord{}, procs: map[int]bool{}, keys: map[string]string{}, leases: newLeaseBook()}
 }
 
 // add takes op, operation number n of the history (history.Pairer's).
 // stored is op's place in a history kept whole, for Pairs to point at;
-// nil when streaming.
-func (b *inputBuilder) add(op history.Op, n int, stored *history.Op) {
+// nil when streaming. The error is a lease that is not one client's grant
+// (leaseBook).
+func (b *inputBuilder) add(op history.Op, n int, stored *history.Op) error {
+	if err := b.leases.add(op); err != nil {
+		return err
+	}
 	in := b.in
 	in.End = max(in.End, op.Time)
 	if op.Process == history.NemesisProcess {
@@ -137,11 +144,11 @@ func (b *inputBuilder) add(op history.Op, n int, stored *history.Op) {
 	}
 	if op.Type == history.Invoke {
 		b.invoke(op, n)
-		return
+		return nil
 	}
 	rec, ok := b.open[n]
 	if !ok {
-		return
+		return nil
 	}
 	delete(b.open, n)
 	switch rec.kind {
@@ -156,6 +163,7 @@ func (b *inputBuilder) add(op history.Op, n int, stored *history.Op) {
 	case resourceRecord:
 		b.countResource(rec.f, op.Type)
 	}
+	return nil
 }
 
 func (b *inputBuilder) invoke(op history.Op, n int) {

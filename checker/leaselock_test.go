@@ -47,7 +47,7 @@ func TestLeaseLockInfoAcquireDoesNotExcuseAnEarlyGrant(t *testing.T) {
 	// make b's grant at 610ms legal. (c's failed release keeps its acquire
 	// in the check.)
 	r := leaseLock(t, newHistory().
-		acquireAs(history.Info, 3, "k", "c", ms(0), ms(10), ms(100)).
+		acquireAs(history.Info, 3, "k", "c", ms(0), ms(10), ms(100)).next(4).
 		acquire(1, "k", "a", ms(500), ms(510), ms(1000), ms(1490)).
 		acquire(2, "k", "b", ms(600), ms(610), ms(1000), ms(1590)).
 		release(history.Fail, 4, "k", "c", ms(700), ms(710)))
@@ -128,7 +128,7 @@ func TestLeaseLockLegalHistories(t *testing.T) {
 			release(history.OK, 2, "k", "b", ms(200), ms(210)),
 		// An unknown acquire may also take effect late, after b released.
 		"info acquire taking effect late": newHistory().
-			acquireAs(history.Info, 1, "k", "a", ms(0), ms(50), ms(1000)).
+			acquireAs(history.Info, 1, "k", "a", ms(0), ms(50), ms(1000)).next(4).
 			acquire(2, "k", "b", ms(100), ms(110), ms(1000), ms(1090)).
 			release(history.OK, 2, "k", "b", ms(200), ms(210)).
 			release(history.OK, 4, "k", "a", ms(300), ms(310)),

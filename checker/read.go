@@ -81,8 +81,7 @@ func checkReader(r io.Reader, opts Options, lockHint int) (Report, error) {
 		if keepPairs {
 			ops = append(ops, op)
 		}
-		b.add(op, n, nil)
-		return nil
+		return b.add(op, n, nil)
 	})
 	if err != nil {
 		return Report{}, err

@@ -139,6 +139,11 @@ type Op struct {
 	// Phase names the phase a phase mark starts.
 	Phase Phase  `json:"phase,omitempty"`
 	Error string `json:"error,omitempty"`
+	// Next, on an info completion, is the process that continues the
+	// client (it may release or use its leases): after an unknown outcome
+	// the old operation may still take effect, so the client goes on under
+	// a new id. 0: none (a successor's id is never 0).
+	Next int `json:"next,omitempty"`
 }
 
 // Int is a pointer to v, for Value and Prev.
@@ -186,6 +191,9 @@ func (o Op) Validate() error {
 	}
 	if o.Queued != 0 && (o.F != Acquire || !o.Type.Completes()) {
 		return fmt.Errorf("a queued time on a %s %s: only an acquire's completion has one", o.F, o.Type)
+	}
+	if o.Next != 0 && (o.Type != Info || o.Process < 0 || o.Next <= o.Process) {
+		return fmt.Errorf("next %d on a %s of process %d: only a client's info completion names its successor, a later process", o.Next, o.Type, o.Process)
 	}
 	switch {
 	case o.F.IsNemesis() != (o.Process == NemesisProcess):

@@ -169,10 +169,9 @@ func (s *Session) end() {
 	}
 }
 
-// newID moves the session to a new history process id on the same OS
-// process, after its driver reported an unknown outcome.
-func (s *Session) newID() {
-	id := s.r.nextProcess()
+// moveTo moves the session to history process id on the same OS process,
+// after its driver reported an unknown outcome.
+func (s *Session) moveTo(id int) {
 	s.mu.Lock()
 	s.process, s.grants = id, 0
 	p := s.proc
@@ -206,12 +205,16 @@ func (s *Session) call(inv history.Op, req client.Request, done func(client.Repl
 		out.Type, out.Error = history.Info, fmt.Sprintf("the driver answered an unknown outcome %q", rep.Outcome)
 		err = errors.New(out.Error)
 	}
+	if err == nil && out.Type == history.Info {
+		// The client goes on under a new id, named here as its successor.
+		out.Next = s.r.nextProcess()
+	}
 	rec.Record(out)
 	switch {
 	case err != nil:
 		return rep, out.Type, s.restart()
 	case out.Type == history.Info:
-		s.newID()
+		s.moveTo(out.Next)
 	}
 	return rep, out.Type, nil
 }

@@ -1,0 +1,107 @@
+package checker
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// leaseBook refuses a history in which a lease is not one grant of one
+// client: the harness names each grant once (pN.M: client process N's M-th
+// acquire), so a lease acquired twice, acquired by a process its name does
+// not give, or used by another client would let a real overlap vanish (a
+// second grant of a name is no second window; another's release ends the
+// owner's). Such a history is malformed, never judged on a guess.
+//
+// A client's successor is a process that continues it after an unknown
+// outcome (history.Op.Next) and may release or use its leases. Renewals
+// come from the owner or from a watchdog process of its own, which renews
+// one lease and does nothing else.
+type leaseBook struct {
+	owner map[string]int32 // lease -> the process that asked for it
+	asked map[string]int32 // lease -> the index of that acquire
+	// root is each successor's first ancestor: processes that share a
+	// root are one client.
+	root map[int32]int32
+	// watching is a watchdog process's lease; acting marks processes that
+	// acquire, release or use a resource.
+	watching map[int32]string
+	acting   map[int32]bool
+}
+
+func newLeaseBook() *leaseBook {
+	return &leaseBook{owner: map[string]int32{}, asked: map[string]int32{}, root: map[int32]int32{},
+		watching: map[int32]string{}, acting: map[int32]bool{}}
+}
+
+func (b *leaseBook) rootOf(p int32) int32 {
+	if r, ok := b.root[p]; ok {
+		return r
+	}
+	return p
+}
+
+// add checks op; the error names the op and the rule it broke.
+func (b *leaseBook) add(op history.Op) error {
+	p := int32(op.Process)
+	if op.Process < 0 {
+		return nil
+	}
+	if op.Next > 0 {
+		b.root[int32(op.Next)] = b.rootOf(p)
+	}
+	if op.Type != history.Invoke || op.Lease == "" {
+		return nil
+	}
+	switch op.F {
+	case history.Acquire:
+		if first, dup := b.asked[op.Lease]; dup {
+			return fmt.Errorf("op %d: lease %s is acquired again (first by op %d): the harness names each grant once", op.Index, op.Lease, first)
+		}
+		if n, ok := namedProcess(op.Lease); ok && n != op.Process {
+			return fmt.Errorf("op %d: process %d acquires lease %s, a name that belongs to process %d", op.Index, op.Process, op.Lease, n)
+		}
+		b.owner[op.Lease], b.asked[op.Lease] = p, int32(op.Index)
+		return b.acts(op)
+	case history.Renew, history.Lost:
+		owner, known := b.owner[op.Lease]
+		if !known || b.rootOf(owner) == b.rootOf(p) {
+			return nil
+		}
+		if b.acting[p] {
+			return fmt.Errorf("op %d: process %d, a client, renews lease %s of process %d", op.Index, op.Process, op.Lease, owner)
+		}
+		if w, ok := b.watching[p]; ok && w != op.Lease {
+			return fmt.Errorf("op %d: watchdog process %d renews lease %s after lease %s: a watchdog serves one lease", op.Index, op.Process, op.Lease, w)
+		}
+		b.watching[p] = op.Lease
+		return nil
+	}
+	if owner, known := b.owner[op.Lease]; known && b.rootOf(owner) != b.rootOf(p) {
+		return fmt.Errorf("op %d: process %d's %s names lease %s of process %d, which it does not continue", op.Index, op.Process, op.F, op.Lease, owner)
+	}
+	return b.acts(op)
+}
+
+// acts marks a client process, which no watchdog may be.
+func (b *leaseBook) acts(op history.Op) error {
+	p := int32(op.Process)
+	if w, ok := b.watching[p]; ok {
+		return fmt.Errorf("op %d: process %d, the watchdog of lease %s, %ss", op.Index, op.Process, w, op.F)
+	}
+	b.acting[p] = true
+	return nil
+}
+
+// namedProcess reads N from a lease named pN.M, the harness's form.
+func namedProcess(lease string) (int, bool) {
+	n, m, ok := strings.Cut(strings.TrimPrefix(lease, "p"), ".")
+	if !ok || !strings.HasPrefix(lease, "p") {
+		return 0, false
+	}
+	pn, err1 := strconv.Atoi(n)
+	_, err2 := strconv.Atoi(m)
+	return pn, err1 == nil && err2 == nil && pn >= 0
+}
