@@ -77,6 +77,10 @@ func TestCorruptHistoriesAreRejectedWithTheLine(t *testing.T) {
 			`{"index":1,"time":4,"type":"ok","process":0,"f":"acquire","key":"k","lease":"p0.1","owner":"a"}`, "line 2: time goes backwards"},
 		"double invoke": {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}` + "\n" +
 			`{"index":1,"time":2,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}`, "op 1: process 0 invoked again while op 0 is open"},
+		"next on an ok": {`{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1"}` + "\n" +
+			`{"index":1,"time":2,"type":"ok","process":0,"f":"acquire","key":"k","lease":"p0.1","owner":"a","next":3}`, "only a client's info completion names its successor"},
+		"next to an earlier process": {`{"index":0,"time":1,"type":"invoke","process":4,"f":"acquire","key":"k","lease":"p4.1"}` + "\n" +
+			`{"index":1,"time":2,"type":"info","process":4,"f":"acquire","key":"k","lease":"p4.1","next":3}`, "a later process"},
 		"orphan completion names the process": {`{"index":0,"time":1,"type":"fail","process":3,"f":"release","key":"k","lease":"p3.1"}`,
 			"op 0: process 3 completes an operation that was never invoked"},
 		"orphan nemesis completion": {`{"index":0,"time":1,"type":"ok","process":-1,"f":"fault-end","fault":"kill","fault_id":"f9"}`,
