@@ -30,7 +30,10 @@ type Input struct {
 	// invocation order, each folded into one record.
 	locks []lockOp
 	// nemesis are the fault operations, paired.
-	nemesis     []history.Operation
+	nemesis []history.Operation
+	// clocks are client-clock anomalies (clocks.go): events left out of
+	// the lock view because their stamps cannot be placed.
+	clocks      []Anomaly
 	stats       Stats
 	byLease     map[string][]Hold // built on first use
 	byLeaseOnce sync.Once
@@ -203,6 +206,7 @@ func (b *inputBuilder) finish() *Input {
 	}
 	in.Faults = faultWindows(b.nemesisOp, in.End)
 	in.Phases = phaseSpans(b.nemesisOp, in.End)
+	in.locks, in.clocks = clientClocks(in.locks)
 	in.Holds, in.ExpiredOnArrival = holdsByKey(in.locks, in.End)
 	s := &in.stats
 	for _, l := range in.locks {

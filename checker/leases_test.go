@@ -110,3 +110,29 @@ func opLine(t *testing.T, op history.Op) string {
 	require.NoError(t, err)
 	return string(b) + "\n"
 }
+
+// A renewal a client stamped before the harness even sent its lease's
+// acquire says the client's clock is wrong, not that the lock is: the run
+// is unknown with a client-clock anomaly, never invalid on its strength
+// (the lease-lock model found "no legal order" in it before).
+func TestARenewalStampedBeforeItsAcquireIsAClientClockAnomaly(t *testing.T) {
+	early := newHistory().
+		leaseAcquire(1, "k", "p1.1", ms(100), ms(110), ms(1000)).
+		leaseRenew(9, "k", "p1.1", ms(50), ms(60), ms(1000)).reportedAt(ms(400)).
+		leaseRelease(1, "k", "p1.1", ms(500), ms(510)).
+		leaseAcquire(2, "k", "p2.1", ms(520), ms(530), ms(1000))
+	r := Check(early.build(), Options{})
+	assert.Equal(t, Unknown, r.Verdict, r.Reason)
+	assert.Contains(t, kinds(r.Anomalies), KindClientClock)
+	assert.NotContains(t, kinds(r.Anomalies), KindNoLegalOrder, "the stamp is no lock violation")
+	assert.Contains(t, r.Reason, "process 9 stamped a renewal of lease p1.1 at 50ms, before the harness sent that lease's acquire at 100ms")
+
+	// Stamped after the acquire was sent, even before its ok arrived (the
+	// client granted first), it is placed and judged as usual.
+	onTime := newHistory().
+		leaseAcquire(1, "k", "p1.1", ms(100), ms(300), ms(1000)).
+		leaseRenew(9, "k", "p1.1", ms(200), ms(210), ms(1000)).reportedAt(ms(400)).
+		leaseRelease(1, "k", "p1.1", ms(500), ms(510))
+	r = Check(onTime.build(), Options{MinAcquires: 1})
+	assert.Equal(t, Valid, r.Verdict, r.Reason)
+}

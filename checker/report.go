@@ -136,11 +136,20 @@ func runCheckers(in *Input, names []string, opts Options) Report {
 	// checks found: a violation seen there is shown, but it reproduces
 	// nothing the scenario claims, and the rest proves nothing either.
 	troubles := append(faultTroubles(in.nemesis), preconditionTroubles(in)...)
+	var why []string
+	if len(troubles) > 0 {
+		why = append(why, fmt.Sprintf("%s of the nemesis did not go as planned (the first: %s), so the run did not stage what it set out to",
+			plural(len(troubles), "step"), troubles[0].Text))
+	}
+	if len(in.clocks) > 0 {
+		why = append(why, fmt.Sprintf("%s stamped by a client cannot be placed (the first: %s), so the lock's own work cannot be judged",
+			plural(len(in.clocks), "event"), in.clocks[0].Text))
+		troubles = append(troubles, in.clocks...)
+	}
 	if len(troubles) > 0 {
 		r.Anomalies = append(r.Anomalies, troubles...)
 		sortAnomalies(r.Anomalies)
-		r.Reason = fmt.Sprintf("%s of the nemesis did not go as planned (the first: %s), so the run did not stage what it set out to: "+
-			"its verdict is unknown. The checks alone found it %s: %s", plural(len(troubles), "step"), troubles[0].Text, r.Verdict, r.Reason)
+		r.Reason = fmt.Sprintf("%s: its verdict is unknown. The checks alone found it %s: %s", strings.Join(why, "; and "), r.Verdict, r.Reason)
 		r.Verdict = Unknown
 	}
 	return r

@@ -1,0 +1,40 @@
+package checker
+
+import (
+	"fmt"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// KindClientClock is an event a client stamped with its own clock at a
+// time that cannot be: a renewal of a lease before the harness even sent
+// the lease's acquire. Every process on the host reads one
+// CLOCK_MONOTONIC, so such a stamp says the client's clock (or its
+// driver's arithmetic) is wrong: its stamped events cannot be placed, and
+// the run is unknown rather than a lock violation.
+const KindClientClock = "client-clock"
+
+// clientClocks drops the renewals stamped before their lease's acquire was
+// sent, and reports each as a client-clock anomaly. The others are kept.
+func clientClocks(locks []lockOp) ([]lockOp, []Anomaly) {
+	asked := map[string]int64{}
+	for i := range locks {
+		if l := &locks[i]; l.f == history.Acquire {
+			if _, seen := asked[l.lease]; !seen {
+				asked[l.lease] = l.call
+			}
+		}
+	}
+	var out []Anomaly
+	kept := locks[:0]
+	for _, l := range locks {
+		if sent, ok := asked[l.lease]; ok && l.f == history.Renew && l.call < sent {
+			out = append(out, Anomaly{Kind: KindClientClock, At: l.call, Key: l.key, Leases: []string{l.lease},
+				Text: fmt.Sprintf("process %d stamped a renewal of lease %s at %s, before the harness sent that lease's acquire at %s: "+
+					"the client's clock disagrees with the host's, so its stamped events cannot be placed", l.process, l.lease, at(l.call), at(sent))})
+			continue
+		}
+		kept = append(kept, l)
+	}
+	return kept, out
+}
