@@ -139,6 +139,28 @@ func (r *Runner) Client(n int) (int, *client.Process, error) {
 	return s.process, s.proc, nil
 }
 
+// WaitClient is Client once slot n has a process: a slot has none while
+// its first process starts (seconds on a loaded machine) or while a dead
+// one is replaced. It fails when ctx ends first or n is no slot.
+func (r *Runner) WaitClient(ctx context.Context, n int) (int, *client.Process, error) {
+	if n < 0 || n >= r.cfg.Clients {
+		return 0, nil, fmt.Errorf("no client %d (the run has %d)", n, r.cfg.Clients)
+	}
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for {
+		id, p, err := r.Client(n)
+		if err == nil {
+			return id, p, nil
+		}
+		select {
+		case <-ctx.Done():
+			return 0, nil, fmt.Errorf("%w: %w", err, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
 // Slots is how many client slots the run has.
 func (r *Runner) Slots() int { return r.cfg.Clients }
 
