@@ -53,14 +53,14 @@ func DoubleHolds(ops []history.Op) ([]DoubleHold, error) {
 	if err != nil {
 		return nil, err
 	}
-	return findDoubleHolds(in.Holds, in.Faults), nil
+	return findDoubleHolds(in.Holds, in.Faults, false), nil
 }
 
 type doubleHoldChecker struct{}
 
 func (doubleHoldChecker) Check(in *Input) Result {
 	r := newResult("double-holds")
-	dh := findDoubleHolds(in.Holds, in.Faults)
+	dh := findDoubleHolds(in.Holds, in.Faults, in.Reentrant)
 	if dh == nil {
 		dh = []DoubleHold{}
 	}
@@ -92,7 +92,10 @@ func (doubleHoldChecker) Check(in *Input) Result {
 // findDoubleHolds sweeps each key's holds in order of acquisition, keeping
 // the holds still active at each new start, so the cost is the sort plus the
 // overlaps found rather than every pair of holds.
-func findDoubleHolds(byKey map[string][]Hold, faults []FaultWindow) []DoubleHold {
+//
+// For a reentrant lock, two holds of one client are one hold re-entered,
+// never a double hold.
+func findDoubleHolds(byKey map[string][]Hold, faults []FaultWindow, reentrant bool) []DoubleHold {
 	var out []DoubleHold
 	for key, hs := range byKey {
 		var active []Hold
@@ -107,6 +110,9 @@ func findDoubleHolds(byKey map[string][]Hold, faults []FaultWindow) []DoubleHold
 			for _, a := range active {
 				if a.Lease == h.Lease {
 					continue // one lease's own windows never overlap; kept as the definition
+				}
+				if reentrant && a.Client == h.Client {
+					continue // re-entry
 				}
 				d := DoubleHold{Key: key, First: a, Second: h, OverlapStart: h.AcquiredAt, OverlapEnd: min(a.Until, h.Until)}
 				d.Faults = FaultsDuring(faults, d.OverlapStart, d.OverlapEnd)

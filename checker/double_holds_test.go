@@ -39,8 +39,8 @@ func TestDoubleHoldWithinValidity(t *testing.T) {
 
 	require.Equal(t, []DoubleHold{{
 		Key:          "k",
-		First:        Hold{Lease: "a", Process: 1, Owner: "a", Fence: 7, AcquiredAt: ms(10), Until: ms(500), AcquireIndex: okIndex(t, ops, history.Acquire, "a")},
-		Second:       Hold{Lease: "b", Process: 2, Owner: "b", Fence: 8, AcquiredAt: ms(110), Until: ms(700), AcquireIndex: okIndex(t, ops, history.Acquire, "b")},
+		First:        Hold{Lease: "a", Process: 1, Owner: "a", Fence: 7, AcquiredAt: ms(10), Until: ms(500), AcquireIndex: okIndex(t, ops, history.Acquire, "a"), Client: 1},
+		Second:       Hold{Lease: "b", Process: 2, Owner: "b", Fence: 8, AcquiredAt: ms(110), Until: ms(700), AcquireIndex: okIndex(t, ops, history.Acquire, "b"), Client: 2},
 		OverlapStart: ms(110),
 		OverlapEnd:   ms(500),
 	}}, doubleHolds(t, ops))
@@ -136,7 +136,7 @@ func TestRenewalMovesTheDeadline(t *testing.T) {
 
 	dh := doubleHolds(t, ops)
 	require.Len(t, dh, 1)
-	assert.Equal(t, Hold{Lease: "a", Process: 1, Owner: "a", AcquiredAt: ms(10), Until: ms(150), AcquireIndex: okIndex(t, ops, history.Acquire, "a")}, dh[0].First,
+	assert.Equal(t, Hold{Lease: "a", Process: 1, Owner: "a", AcquiredAt: ms(10), Until: ms(150), AcquireIndex: okIndex(t, ops, history.Acquire, "a"), Client: 1}, dh[0].First,
 		"renewed at 50ms: held until 150ms, whatever deadline the lock claimed")
 	assert.Equal(t, [2]int64{ms(110), ms(150)}, [2]int64{dh[0].OverlapStart, dh[0].OverlapEnd})
 }
@@ -154,9 +154,9 @@ func TestLateRenewalRevivesLeaseFromItsOk(t *testing.T) {
 	require.NoError(t, err)
 	acq := okIndex(t, ops, history.Acquire, "a")
 	assert.Equal(t, []Hold{
-		{Lease: "a", Process: 1, Owner: "a", AcquiredAt: ms(10), Until: ms(100), AcquireIndex: acq},
-		{Lease: "b", Process: 2, Owner: "b", AcquiredAt: ms(100), Until: ms(195), AcquireIndex: okIndex(t, ops, history.Acquire, "b")},
-		{Lease: "a", Process: 1, Owner: "a", AcquiredAt: ms(120), Until: ms(205), AcquireIndex: acq},
+		{Lease: "a", Process: 1, Owner: "a", AcquiredAt: ms(10), Until: ms(100), AcquireIndex: acq, Client: 1},
+		{Lease: "b", Process: 2, Owner: "b", AcquiredAt: ms(100), Until: ms(195), AcquireIndex: okIndex(t, ops, history.Acquire, "b"), Client: 2},
+		{Lease: "a", Process: 1, Owner: "a", AcquiredAt: ms(120), Until: ms(205), AcquireIndex: acq, Client: 1},
 	}, holds["k"])
 
 	dh := doubleHolds(t, ops)
@@ -212,7 +212,7 @@ func TestLeaseGrantedAfterItsTTLHasNoWindow(t *testing.T) {
 		build()
 	in, err := NewInput(ops)
 	require.NoError(t, err)
-	assert.Empty(t, findDoubleHolds(in.Holds, nil))
+	assert.Empty(t, findDoubleHolds(in.Holds, nil, false))
 	assert.Equal(t, []string{"late"}, in.ExpiredOnArrival)
 	assert.Len(t, in.Holds["k"], 1)
 

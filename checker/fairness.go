@@ -84,7 +84,8 @@ func (fairness) Check(in *Input) Result {
 	}
 	byKey := map[string][]*lockOp{}
 	for i := range in.locks {
-		if l := &in.locks[i]; l.f == history.Acquire && l.process >= 0 {
+		// A holder's re-entry waits for nobody: it passes no one.
+		if l := &in.locks[i]; l.f == history.Acquire && l.process >= 0 && !in.Reentries[l.lease] {
 			byKey[l.key] = append(byKey[l.key], l)
 		}
 	}

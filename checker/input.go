@@ -25,6 +25,11 @@ type Input struct {
 	// ExpiredOnArrival lists leases granted after their TTL had passed.
 	ExpiredOnArrival []string
 	End              int64
+	// Reentrant: the lock lets a holder re-enter (Options.Reentrant);
+	// Reentries are the leases granted that way, to a client that held
+	// the key already.
+	Reentrant bool
+	Reentries map[string]bool
 
 	// locks are the lock operations (acquire, release, renew) in
 	// invocation order, each folded into one record.
@@ -58,6 +63,9 @@ type lockOp struct {
 	refused             bool
 	// queued is when the lock said an acquire stood in line (0: never).
 	queued int64
+	// client is the client the lease belongs to: its owner's first
+	// process (successors continue it; a watchdog renews for it).
+	client int32
 }
 
 // noCompletion is lockOp.done for an operation the history never completed.
@@ -67,11 +75,13 @@ func (o lockOp) completed() bool { return o.done != noCompletion }
 
 // NewInput analyses a history; it fails only when operations cannot be
 // paired.
-func NewInput(ops []history.Op) (*Input, error) { return newInput(ops, true) }
+func NewInput(ops []history.Op) (*Input, error) { return newInput(ops, true, false) }
 
-// newInput is NewInput, with Pairs only when keepPairs.
-func newInput(ops []history.Op, keepPairs bool) (*Input, error) {
+// newInput is NewInput, with Pairs only when keepPairs, for a reentrant
+// lock when reentrant.
+func newInput(ops []history.Op, keepPairs, reentrant bool) (*Input, error) {
 	b := newInputBuilder(keepPairs, len(ops)/2)
+	b.in.Reentrant = reentrant
 	var p history.Pairer
 	for i := range ops {
 		n, err := p.Add(ops[i])
@@ -191,7 +201,7 @@ func (b *inputBuilder) invoke(op history.Op, n int) {
 		b.open[n] = openRecord{kind: lockRecord, index: len(in.locks)}
 		in.locks = append(in.locks, lockOp{f: op.F, outcome: history.Info, key: key, lease: op.Lease, owner: op.Owner,
 			call: op.Time, done: noCompletion, ttl: op.TTL, fence: op.Fence,
-			invIndex: int32(op.Index), doneIndex: -1, process: int32(op.Process)})
+			invIndex: int32(op.Index), doneIndex: -1, process: int32(op.Process), client: b.leases.client(op)})
 	case op.Process >= 0:
 		b.open[n] = openRecord{kind: resourceRecord, f: op.F}
 	}
@@ -207,7 +217,7 @@ func (b *inputBuilder) finish() *Input {
 	in.Faults = faultWindows(b.nemesisOp, in.End)
 	in.Phases = phaseSpans(b.nemesisOp, in.End)
 	in.locks, in.clocks = clientClocks(in.locks)
-	in.Holds, in.ExpiredOnArrival = holdsByKey(in.locks, in.End)
+	in.Holds, in.ExpiredOnArrival, in.Reentries = holdsByKey(in.locks, in.End, in.Reentrant)
 	s := &in.stats
 	for _, l := range in.locks {
 		if l.process < 0 {

@@ -31,13 +31,18 @@ import (
 type lockInput struct {
 	F   history.F // acquire, release or renew
 	Key string
-	// Lease is the harness's name of the grant: the model's only identity.
-	Lease   string
-	Owner   string // the lock's token, for humans
-	Process int
-	TTL     int64
-	Call    int64
-	Index   int // history index of the invocation, for humans
+	// Lease is the harness's name of the grant: the model's identity of a
+	// holder, or for a reentrant lock Client is.
+	Lease  string
+	Client int32
+	// Reentrant: a holder's acquire re-enters (a hold count), and the key
+	// is free only after as many releases.
+	Reentrant bool
+	Owner     string // the lock's token, for humans
+	Process   int
+	TTL       int64
+	Call      int64
+	Index     int // history index of the invocation, for humans
 }
 
 // lockOutput carries Return because a grant is legal when the previous lease
@@ -51,8 +56,11 @@ type lockOutput struct {
 // last renewed) no earlier than Granted, which expires somewhere in
 // [Earliest, Latest].
 type leaseState struct {
-	Held     bool
-	Lease    string
+	Held   bool
+	Lease  string
+	Client int32
+	// Count is a reentrant holder's hold count (0 for other locks).
+	Count    int
 	TTL      int64
 	Granted  int64
 	Earliest int64
@@ -89,7 +97,11 @@ func grant(s leaseState, in lockInput, out lockOutput) []any {
 	if from > out.Return {
 		return nil
 	}
-	return []any{leaseState{Held: true, Lease: in.Lease, TTL: in.TTL, Granted: from,
+	count := 0 // only a reentrant holder counts its holds
+	if in.Reentrant {
+		count = 1
+	}
+	return []any{leaseState{Held: true, Lease: in.Lease, Client: in.Client, Count: count, TTL: in.TTL, Granted: from,
 		Earliest: expiry(from, in.TTL), Latest: expiry(out.Return, in.TTL), Floor: from}}
 }
 
@@ -118,14 +130,31 @@ func stepLease(s leaseState, in lockInput, out lockOutput) []any {
 	}
 	var took []any
 	mine := s.Held && s.Lease == in.Lease
-	switch in.F {
-	case history.Acquire:
+	if in.Reentrant {
+		mine = s.Held && s.Client == in.Client
+	}
+	switch {
+	case in.F == history.Acquire && in.Reentrant && mine:
+		// Re-entry: one more hold, and the server resets the TTL.
+		if took = renewal(s, in, out); len(took) > 0 {
+			r := took[0].(leaseState)
+			r.Count++
+			took[0] = r
+		}
+	case in.F == history.Acquire:
 		took = grant(s, in, out)
-	case history.Release:
+	case in.F == history.Release && in.Reentrant && mine && s.Count > 1:
+		// One hold fewer; the server resets the TTL of those left.
+		if took = renewal(s, in, out); len(took) > 0 {
+			r := took[0].(leaseState)
+			r.Count--
+			took[0] = r
+		}
+	case in.F == history.Release:
 		if at := max(in.Call, s.Floor); mine && at <= out.Return {
 			took = []any{leaseState{Floor: at}}
 		}
-	case history.Renew:
+	case in.F == history.Renew:
 		if mine {
 			took = renewal(s, in, out)
 		}
@@ -139,13 +168,33 @@ func stepLease(s leaseState, in lockInput, out lockOutput) []any {
 var stateSeed = maphash.MakeSeed()
 
 // Each porcupine operation's Input and Output are the same *lockOp: no
-// copy of it is boxed per operation.
-var leaseModel = porcupine.NondeterministicModel{
-	Init: func() []any { return []any{leaseState{}} },
-	Step: func(state, input, _ any) []any {
+// copy of it is boxed per operation. leaseModel is for locks without
+// re-entry; reentrantModel for those with it (Options.Reentrant).
+var leaseModel = leaseModelOf(false)
+
+var reentrantModel = leaseModelOf(true)
+
+func leaseModelOf(reentrant bool) porcupine.NondeterministicModel {
+	m := leaseModelBase
+	m.Step = func(state, input, _ any) []any {
 		l := input.(*lockOp)
-		return stepLease(state.(leaseState), l.stepInput(), l.output())
-	},
+		in := l.stepInput()
+		in.Reentrant = reentrant
+		return stepLease(state.(leaseState), in, l.output())
+	}
+	return m
+}
+
+// modelFor is the lease-lock model for a lock with or without re-entry.
+func modelFor(reentrant bool) porcupine.NondeterministicModel {
+	if reentrant {
+		return reentrantModel
+	}
+	return leaseModel
+}
+
+var leaseModelBase = porcupine.NondeterministicModel{
+	Init: func() []any { return []any{leaseState{}} },
 	Hash: func(state any) uint64 { return maphash.Comparable(stateSeed, state.(leaseState)) },
 	DescribeOperation: func(input, _ any) string {
 		l := input.(*lockOp)
@@ -160,24 +209,23 @@ var leaseModel = porcupine.NondeterministicModel{
 	},
 }
 
-// keyedModel is leaseModel partitioned by key, for porcupine's view of
+// keyed is a lease-lock model partitioned by key, for porcupine's view of
 // several keys at once.
-var keyedModel = func() porcupine.NondeterministicModel {
-	m := leaseModel
+func keyed(m porcupine.NondeterministicModel) porcupine.NondeterministicModel {
 	m.Partition = func(ops []porcupine.Operation) [][]porcupine.Operation {
 		_, parts := partitionByKey(ops)
 		return parts
 	}
 	return m
-}()
+}
 
 func (l *lockOp) input() lockInput {
-	return lockInput{F: l.f, Key: l.key, Lease: l.lease, Owner: l.owner, Process: int(l.process), TTL: l.ttl, Call: l.call, Index: int(l.invIndex)}
+	return lockInput{F: l.f, Key: l.key, Lease: l.lease, Client: l.client, Owner: l.owner, Process: int(l.process), TTL: l.ttl, Call: l.call, Index: int(l.invIndex)}
 }
 
 // stepInput is input with only what stepLease reads, for the hot path.
 func (l *lockOp) stepInput() lockInput {
-	return lockInput{F: l.f, Lease: l.lease, TTL: l.ttl, Call: l.call}
+	return lockInput{F: l.f, Lease: l.lease, Client: l.client, TTL: l.ttl, Call: l.call}
 }
 
 // output: an operation that did not complete, or ended info, returns at
@@ -274,7 +322,7 @@ type leaseLockChecker struct{ timeout time.Duration }
 
 func (c leaseLockChecker) Check(in *Input) Result {
 	r := newResult("lease-lock")
-	ll := checkLeaseLock(in.locks, in.Faults, c.timeout)
+	ll := checkLeaseLock(in.locks, in.Faults, c.timeout, in.Reentrant)
 	r.Verdict, r.Details = ll.Verdict, &ll
 	for i, k := range ll.FailedKeys {
 		r.Anomalies = append(r.Anomalies, Anomaly{Kind: KindNoLegalOrder, At: ll.FailedAt[i], Key: k, Text: ll.Anomalies[i]})
@@ -331,7 +379,7 @@ func LeaseLock(ops []history.Op, timeout time.Duration) (LeaseLockResult, error)
 	if err != nil {
 		return LeaseLockResult{}, err
 	}
-	return checkLeaseLock(in.locks, in.Faults, timeout), nil
+	return checkLeaseLock(in.locks, in.Faults, timeout, false), nil
 }
 
 // checkLeaseLock checks each key on its own, as many at once as there
@@ -340,9 +388,11 @@ func LeaseLock(ops []history.Op, timeout time.Duration) (LeaseLockResult, error)
 // state it visits, which grows with the square of a key's operations.
 // Only the keys found illegal are searched again, verbosely, to explain
 // them.
-func checkLeaseLock(locks []lockOp, faults []FaultWindow, timeout time.Duration) LeaseLockResult {
+func checkLeaseLock(locks []lockOp, faults []FaultWindow, timeout time.Duration, reentrant bool) LeaseLockResult {
 	keys, byKey := searchable(locks)
-	r := LeaseLockResult{Verdict: Valid, Keys: len(keys), byKey: byKey, faults: faults, model: keyedModel.ToModel()}
+	base := modelFor(reentrant)
+	all := keyed(base)
+	r := LeaseLockResult{Verdict: Valid, Keys: len(keys), byKey: byKey, faults: faults, model: all.ToModel()}
 	for _, k := range keys {
 		r.Operations += len(byKey[k])
 	}
@@ -357,9 +407,9 @@ func checkLeaseLock(locks []lockOp, faults []FaultWindow, timeout time.Duration)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			model := leaseModel.ToModel()
+			model := base.ToModel()
 			for i := range next {
-				results[i] = checkKey(model, byKey[keys[i]], deadline)
+				results[i] = checkKey(base, model, byKey[keys[i]], deadline)
 			}
 		}()
 	}
@@ -414,8 +464,8 @@ func checkLeaseLock(locks []lockOp, faults []FaultWindow, timeout time.Duration)
 // checkKey decides one key by the deadline (none when zero): legal when
 // it is legal piece by piece (see legalInPieces), otherwise by one search
 // of the whole key.
-func checkKey(model porcupine.Model, ls []*lockOp, deadline time.Time) porcupine.CheckResult {
-	if legalInPieces(ls, deadline) {
+func checkKey(base porcupine.NondeterministicModel, model porcupine.Model, ls []*lockOp, deadline time.Time) porcupine.CheckResult {
+	if legalInPieces(base, ls, deadline) {
 		return porcupine.Ok
 	}
 	timeout, ok := remaining(deadline)
@@ -451,7 +501,7 @@ const pieceOps = 256
 // outcome is kept within its piece (it took effect there or never). That
 // explores only some of the orders, so finding one proves the key legal;
 // not finding one proves nothing, and the caller searches the whole key.
-func legalInPieces(ls []*lockOp, deadline time.Time) bool {
+func legalInPieces(base porcupine.NondeterministicModel, ls []*lockOp, deadline time.Time) bool {
 	if len(ls) <= 2*pieceOps {
 		return false // one search of the whole key is as cheap
 	}
@@ -461,7 +511,7 @@ func legalInPieces(ls []*lockOp, deadline time.Time) bool {
 	for i, l := range sorted {
 		if i-start >= pieceOps && l.call > lastReturn {
 			var ok bool
-			if states, ok = legalPiece(sorted[start:i], states, deadline); !ok {
+			if states, ok = legalPiece(base, sorted[start:i], states, deadline); !ok {
 				return false
 			}
 			start = i
@@ -470,18 +520,18 @@ func legalInPieces(ls []*lockOp, deadline time.Time) bool {
 			lastReturn = max(lastReturn, out.Return)
 		}
 	}
-	_, ok := legalPiece(sorted[start:], states, deadline)
+	_, ok := legalPiece(base, sorted[start:], states, deadline)
 	return ok
 }
 
 // legalPiece searches one piece from the states init, and returns the
 // states its order found can leave the key in.
-func legalPiece(piece []*lockOp, init []any, deadline time.Time) ([]any, bool) {
+func legalPiece(base porcupine.NondeterministicModel, piece []*lockOp, init []any, deadline time.Time) ([]any, bool) {
 	timeout, ok := remaining(deadline)
 	if !ok {
 		return nil, false
 	}
-	nm := leaseModel
+	nm := base
 	nm.Init = func() []any { return init }
 	model := nm.ToModel()
 	ops := porcupineOps(piece)

@@ -85,6 +85,15 @@ func (b *leaseBook) add(op history.Op) error {
 	return b.acts(op)
 }
 
+// client is the client op acts for: the lease owner's first process, or
+// op's own for an op without a known lease.
+func (b *leaseBook) client(op history.Op) int32 {
+	if owner, ok := b.owner[op.Lease]; ok {
+		return b.rootOf(owner)
+	}
+	return b.rootOf(int32(op.Process))
+}
+
 // acts marks a client process, which no watchdog may be.
 func (b *leaseBook) acts(op history.Op) error {
 	p := int32(op.Process)

@@ -74,6 +74,7 @@ func checkReader(r io.Reader, opts Options, lockHint int) (Report, error) {
 	}
 	keepPairs := needPairs(names)
 	b := newInputBuilder(keepPairs, lockHint)
+	b.in.Reentrant = opts.Reentrant
 	var ops []history.Op
 	read := 0
 	tail, err := history.Scan(r, func(op history.Op, n int) error {

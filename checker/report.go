@@ -29,6 +29,10 @@ type Options struct {
 	// LivenessThreshold is how long after every lease could have expired a
 	// refused acquire shows the key stayed taken; 0 means the lease's TTL.
 	LivenessThreshold time.Duration
+	// Reentrant judges a lock that lets its holder acquire a key it holds
+	// again (locks.Reentrant): the client's leases of one key are one hold,
+	// counted, not a double hold (see reentry.go).
+	Reentrant bool
 }
 
 func (o Options) timeout() time.Duration {
@@ -72,7 +76,7 @@ func Check(ops []history.Op, opts Options) Report {
 		r.Reason = err.Error()
 		return r
 	}
-	in, err := newInput(ops, needPairs(names))
+	in, err := newInput(ops, needPairs(names), opts.Reentrant)
 	if err != nil {
 		r.Reason = fmt.Sprintf("the history is malformed, so nothing can be concluded: %v", err)
 		return r

@@ -30,6 +30,9 @@ type Hold struct {
 	Until      int64 `json:"until"`
 	// AcquireIndex is the history index of the acquire's ok.
 	AcquireIndex int `json:"acquire_index"`
+	// Client is the client the lease belongs to (its owner's first
+	// process): a reentrant lock's holds of one client are one hold.
+	Client int `json:"client"`
 }
 
 // Holds computes every lease's holding windows, per key, in order of
@@ -69,9 +72,30 @@ type openLease struct {
 // window is open extends it; one invoked after it closed revives the lease
 // as a new window from the renewal's ok. A lease whose first window is
 // empty arrived after its TTL had passed: it is returned in expired.
-func holdsByKey(locks []lockOp, end int64) (out map[string][]Hold, expired []string) {
+//
+// For a reentrant lock, a client's ok acquire, ok renewal or ok release of
+// a key it holds under other leases also resets the key's TTL on the
+// server (Redisson's scripts PEXPIRE it), so it extends those leases'
+// windows as a renewal would; such an acquire is a re-entry, returned in
+// reentries. An unknown one extends nothing: a window is never longer
+// than the server surely kept it.
+func holdsByKey(locks []lockOp, end int64, reentrant bool) (out map[string][]Hold, expired []string, reentries map[string]bool) {
 	out = map[string][]Hold{}
 	open := map[string]*openLease{}
+	reentries = map[string]bool{}
+	// mine is each client's open leases of each key, for re-entry.
+	type holder struct {
+		client int32
+		key    string
+	}
+	mine := map[holder]map[string]*openLease{}
+	extend := func(op *lockOp, except string) {
+		for lease, o := range mine[holder{op.client, op.key}] {
+			if lease != except && op.call < o.deadline {
+				o.deadline = max(o.deadline, expiry(op.call, firstOf(op.ttl, o.ttl)))
+			}
+		}
+	}
 	emit := func(l *openLease, until int64) {
 		if until == never {
 			until = end // a lease without a TTL lasts as long as the history
@@ -89,19 +113,36 @@ func holdsByKey(locks []lockOp, end int64) (out map[string][]Hold, expired []str
 		switch op.f {
 		case history.Acquire:
 			if l != nil {
-				continue // one grant per lease id; a second ok changes nothing
+				continue // one grant per lease id (leaseBook refuses a second)
 			}
-			open[op.lease] = &openLease{
+			o := &openLease{
 				key: op.key,
 				hold: Hold{Lease: op.lease, Process: int(op.process), Owner: op.owner, Fence: op.fence,
-					AcquiredAt: ev.time, AcquireIndex: int(ev.index)},
+					AcquiredAt: ev.time, AcquireIndex: int(ev.index), Client: int(op.client)},
 				deadline: expiry(op.call, op.ttl), ttl: op.ttl, first: true,
+			}
+			open[op.lease] = o
+			if reentrant {
+				h := holder{op.client, op.key}
+				for _, other := range mine[h] {
+					if op.call < other.deadline {
+						reentries[op.lease] = true // it still held the key when it asked
+					}
+				}
+				extend(op, "")
+				if mine[h] == nil {
+					mine[h] = map[string]*openLease{}
+				}
+				mine[h][op.lease] = o
 			}
 		case history.Renew:
 			if l == nil {
 				continue // renewing a lease this client never held or already released
 			}
 			ttl := firstOf(op.ttl, l.ttl)
+			if reentrant {
+				extend(op, op.lease)
+			}
 			if op.call < l.deadline {
 				l.deadline = max(l.deadline, expiry(op.call, ttl))
 				continue
@@ -112,6 +153,12 @@ func holdsByKey(locks []lockOp, end int64) (out map[string][]Hold, expired []str
 			if l != nil {
 				emit(l, min(ev.time, l.deadline))
 				delete(open, op.lease)
+				if reentrant {
+					delete(mine[holder{op.client, op.key}], op.lease)
+				}
+			}
+			if reentrant && op.outcome == history.OK {
+				extend(op, op.lease) // the holds left, if any, got a new TTL
 			}
 		}
 	}
@@ -127,7 +174,7 @@ func holdsByKey(locks []lockOp, end int64) (out map[string][]Hold, expired []str
 		})
 	}
 	sort.Strings(expired)
-	return out, expired
+	return out, expired, reentries
 }
 
 func leaseEvents(locks []lockOp) []leaseEvent {

@@ -3,8 +3,8 @@ package locks
 import "github.com/redis/go-redis/v9"
 
 func init() {
-	Register("fair", "Redisson RFairLock: the reentrant lock plus a FIFO queue of waiters with timeouts; grants in queue order, numbered (Seq); watchdog, Lost on loss", newHashFactory(fairKind, true))
-	Register("fair-lease", "fair without a watchdog: a fixed lease of TTL, Lost closed at the deadline", newHashFactory(fairKind, false))
+	RegisterReentrant("fair", "Redisson RFairLock: the reentrant lock plus a FIFO queue of waiters with timeouts; grants in queue order, numbered (Seq); watchdog, Lost on loss", newHashFactory(fairKind, true))
+	RegisterReentrant("fair-lease", "fair without a watchdog: a fixed lease of TTL, Lost closed at the deadline", newHashFactory(fairKind, false))
 }
 
 // The fair lock is the reentrant lock (reentrant.go: owner identity,

@@ -165,6 +165,7 @@ type entry struct {
 	name, summary string
 	f             Factory
 	points        []string
+	reentrant     bool
 }
 
 var registry = map[string]entry{}
@@ -175,8 +176,22 @@ func Register(name, summary string, f Factory, points ...string) {
 	if _, dup := registry[name]; dup {
 		panic("locks: duplicate lock " + name)
 	}
-	registry[name] = entry{name, summary, f, points}
+	registry[name] = entry{name: name, summary: summary, f: f, points: points}
 }
+
+// RegisterReentrant is Register for a lock whose holder may acquire a key
+// it holds again (Redisson's locks): each acquire is one more hold of the
+// same owner, and the key is free after as many releases. The checkers
+// judge such a lock's re-entries as one hold (see Reentrant).
+func RegisterReentrant(name, summary string, f Factory, points ...string) {
+	Register(name, summary, f, points...)
+	e := registry[name]
+	e.reentrant = true
+	registry[name] = e
+}
+
+// Reentrant reports a lock registered with RegisterReentrant.
+func Reentrant(name string) bool { return registry[name].reentrant }
 
 // Points lists the named points a registered lock stops at (see Options.At).
 func Points(name string) []string { return registry[name].points }

@@ -11,8 +11,8 @@ import (
 )
 
 func init() {
-	Register("reentrant", "Redisson RLock: hash {owner: count} on one master, re-entrant per client, watchdog renews every TTL/3, waiters woken by an unlock message, Lost on loss", newHashFactory(reentrantKind, true))
-	Register("reentrant-lease", "reentrant without a watchdog: a fixed lease of TTL, Lost closed at the deadline", newHashFactory(reentrantKind, false))
+	RegisterReentrant("reentrant", "Redisson RLock: hash {owner: count} on one master, re-entrant per client, watchdog renews every TTL/3, waiters woken by an unlock message, Lost on loss", newHashFactory(reentrantKind, true))
+	RegisterReentrant("reentrant-lease", "reentrant without a watchdog: a fixed lease of TTL, Lost closed at the deadline", newHashFactory(reentrantKind, false))
 }
 
 // The reentrant and fair locks share everything but their scripts and

@@ -136,7 +136,8 @@ func (s Scenario) spec(seed uint64, driver client.Command, kind workloads.Kind) 
 	return RunSpec{
 		Scenario: s.Name, Description: s.Description, Expect: s.Expect, Seed: seed,
 		Lock: s.Lock, LockOptions: s.LockOptions, Cluster: s.Cluster.Defaults(), Workload: kind.Name, Checkers: kind.Checkers,
-		Nemesis: s.Nemesis, Fault: s.Fault, Clients: s.Clients, Keys: s.Keys,
+		Reentrant: locks.Reentrant(s.Lock),
+		Nemesis:   s.Nemesis, Fault: s.Fault, Clients: s.Clients, Keys: s.Keys,
 		TTLMS: s.TTL.Milliseconds(), HoldMinMS: s.HoldMin.Milliseconds(), HoldMaxMS: s.HoldMax.Milliseconds(),
 		PauseMS: s.Pause.Milliseconds(), TimeMS: s.Time.Milliseconds(), SettleMS: s.settle().Milliseconds(), MinAcquires: s.minAcquires(),
 		Precondition: s.Precondition,
@@ -292,7 +293,8 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	}
 	ops := rec.Ops()
 	logf("%s: checking %d operations", s.Name, len(ops))
-	report := checker.Check(ops, checker.Options{Checkers: kind.Checkers, LinearizabilityTimeout: time.Minute, MinAcquires: s.minAcquires()})
+	report := checker.Check(ops, checker.Options{Checkers: kind.Checkers, LinearizabilityTimeout: time.Minute, MinAcquires: s.minAcquires(),
+		Reentrant: locks.Reentrant(s.Lock)})
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
 	}

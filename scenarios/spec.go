@@ -29,15 +29,18 @@ type RunSpec struct {
 	Cluster     cluster.Spec       `json:"cluster"`
 	Workload    string             `json:"workload"`
 	Checkers    []string           `json:"checkers"`
-	Nemesis     string             `json:"nemesis"`
-	Fault       nemesis.Params     `json:"fault"`
-	Clients     int                `json:"clients"`
-	Keys        []string           `json:"keys,omitempty"`
-	TTLMS       int64              `json:"ttl_ms"`
-	HoldMinMS   int64              `json:"hold_min_ms"`
-	HoldMaxMS   int64              `json:"hold_max_ms"`
-	PauseMS     int64              `json:"pause_ms"`
-	TimeMS      int64              `json:"time_ms"`
+	// Reentrant: the lock lets a holder re-enter a key it holds, and the
+	// checkers judge a client's holds of one key as one.
+	Reentrant bool           `json:"reentrant,omitempty"`
+	Nemesis   string         `json:"nemesis"`
+	Fault     nemesis.Params `json:"fault"`
+	Clients   int            `json:"clients"`
+	Keys      []string       `json:"keys,omitempty"`
+	TTLMS     int64          `json:"ttl_ms"`
+	HoldMinMS int64          `json:"hold_min_ms"`
+	HoldMaxMS int64          `json:"hold_max_ms"`
+	PauseMS   int64          `json:"pause_ms"`
+	TimeMS    int64          `json:"time_ms"`
 	// SettleMS is how long the workload ran on after the cluster converged.
 	SettleMS int64 `json:"settle_ms,omitempty"`
 	// Precondition is what had to hold when the decisive fault struck.

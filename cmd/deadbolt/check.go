@@ -38,7 +38,7 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	spec, err := scenarios.ReadSpec(filepath.Dir(path))
 	switch {
 	case err == nil:
-		opts.Checkers, opts.MinAcquires = spec.Checkers, spec.MinAcquires
+		opts.Checkers, opts.MinAcquires, opts.Reentrant = spec.Checkers, spec.MinAcquires, spec.Reentrant
 		from = fmt.Sprintf("scenario.json: %s on %s, workload %s", spec.Scenario, spec.Lock, spec.Workload)
 		for _, n := range spec.Checkers {
 			if err := checker.Lookup(n); err != nil {

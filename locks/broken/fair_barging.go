@@ -10,6 +10,6 @@ import (
 var fairBargingAcquire string
 
 func init() {
-	locks.Register("fair-barging", "BROKEN: the fair lock, but a free lock goes to whoever asks first, in line or not (barging)",
+	locks.RegisterReentrant("fair-barging", "BROKEN: the fair lock, but a free lock goes to whoever asks first, in line or not (barging)",
 		locks.FairVariant("fair-barging", fairBargingAcquire))
 }
