@@ -219,6 +219,7 @@ func (b *inputBuilder) finish() *Input {
 	in.locks, in.clocks = clientClocks(in.locks)
 	in.Holds, in.ExpiredOnArrival, in.Reentries = holdsByKey(in.locks, in.End, in.Reentrant)
 	s := &in.stats
+	s.Reentries = len(in.Reentries)
 	for _, l := range in.locks {
 		if l.process < 0 {
 			continue

@@ -28,6 +28,7 @@ func TestReentryIsOneHoldForAReentrantLock(t *testing.T) {
 	r := Check(nested().build(), Options{Reentrant: true, MinAcquires: 1})
 	assert.Equal(t, Valid, r.Verdict, r.Reason)
 	assert.Empty(t, r.Anomalies)
+	assert.Equal(t, 1, r.Stats.Reentries, "p1.2 is a re-entry")
 
 	r = Check(nested().build(), Options{MinAcquires: 1})
 	assert.Equal(t, Invalid, r.Verdict, r.Reason)

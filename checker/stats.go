@@ -17,6 +17,9 @@ type Stats struct {
 	// ExpiredOnArrival counts leases granted after their TTL had passed:
 	// no holding window, yet a client that uses them anyway.
 	ExpiredOnArrival int `json:"expired_on_arrival"`
+	// Reentries counts ok acquires by a client of a key it held already,
+	// for a lock that declares re-entry: one hold, not two.
+	Reentries int `json:"reentries,omitempty"`
 	// LongestNoGrantMS is the longest stretch on one key from a grant (an
 	// ok acquire's completion) to the next, in ms: how long a lock that
 	// stayed safe may have stopped granting.

@@ -225,7 +225,11 @@ func (d *driver) acquire(req Request) Reply {
 	h := &held{lease: l, released: make(chan struct{})}
 	d.mu.Lock()
 	d.leases[req.Lease] = h
-	d.ids[l] = req.Lease
+	if _, reentered := d.ids[l]; !reentered {
+		// A re-entry returns the lease the client holds already; its
+		// renewals keep the first id that still names it.
+		d.ids[l] = req.Lease
+	}
 	d.mu.Unlock()
 	if l.Lost != nil {
 		go func() {
@@ -250,6 +254,15 @@ func (d *driver) release(req Request) Reply {
 	// Whatever the outcome, the holder no longer counts on the lease.
 	d.mu.Lock()
 	delete(d.leases, req.Lease)
+	if d.ids[h.lease] == req.Lease {
+		delete(d.ids, h.lease)
+		for id, other := range d.leases {
+			if other.lease == h.lease {
+				d.ids[h.lease] = id // the holds left of a re-entered lock
+				break
+			}
+		}
+	}
 	d.mu.Unlock()
 	close(h.released)
 	return outcome(err)

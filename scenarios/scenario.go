@@ -36,7 +36,11 @@ type Scenario struct {
 	Cluster     cluster.Spec
 	// Workload is what clients do under the lock ("" is mutex).
 	Workload string
-	Nemesis  string
+	// Reenter: clients acquire a key they hold again, nested, half the
+	// time; a run with no re-entry granted did not stage what it set out
+	// to, and is unknown.
+	Reenter bool
+	Nemesis string
 	// Fault tunes the nemesis: its victim, timing, point.
 	Fault nemesis.Params
 	// Workload shape.

@@ -31,7 +31,9 @@ type RunSpec struct {
 	Checkers    []string           `json:"checkers"`
 	// Reentrant: the lock lets a holder re-enter a key it holds, and the
 	// checkers judge a client's holds of one key as one.
-	Reentrant bool           `json:"reentrant,omitempty"`
+	Reentrant bool `json:"reentrant,omitempty"`
+	// Reenter: the clients re-entered the keys they held (nested acquires).
+	Reenter   bool           `json:"reenter,omitempty"`
 	Nemesis   string         `json:"nemesis"`
 	Fault     nemesis.Params `json:"fault"`
 	Clients   int            `json:"clients"`

@@ -90,7 +90,9 @@ func (s *Session) run() error {
 			return err
 		}
 		if l != nil {
-			s.r.w.Critical(s.ctx, s, l)
+			if err := s.hold(l); err != nil {
+				return err
+			}
 			if err := s.release(l); err != nil {
 				return err
 			}
@@ -233,8 +235,11 @@ func (s *Session) alive() error {
 
 // acquire asks for key under a lease id of the harness's own, and returns
 // the lease when granted. The error is a failure to keep a client running.
-func (s *Session) acquire(key string) (*Lease, error) {
-	if !s.r.gates.pass(s.slot, key, s.stop, s.ctx.Done()) {
+func (s *Session) acquire(key string) (*Lease, error) { return s.acquireAs(key, false) }
+
+// acquireAs is acquire; a nested one (a re-entry) passes no gate.
+func (s *Session) acquireAs(key string, nested bool) (*Lease, error) {
+	if !nested && !s.r.gates.pass(s.slot, key, s.stop, s.ctx.Done()) {
 		return nil, nil // the run ended while the key was kept for another client
 	}
 	if err := s.alive(); err != nil {

@@ -60,6 +60,9 @@ type Config struct {
 	ReplyTimeout time.Duration
 	// LogDir receives each client process's log as p<N>.log; "" discards.
 	LogDir string
+	// Reenter makes clients acquire a key they hold again, nested, half
+	// of the time (reenter.go).
+	Reenter bool
 	Rec    *history.Recorder
 }
 
