@@ -34,6 +34,12 @@ func needPairs(names []string) bool {
 
 // CheckFile checks the history.jsonl at path, as CheckReader does.
 func CheckFile(path string, opts Options) (Report, error) {
+	// Opening a FIFO would wait for a writer: a history is a regular file.
+	if st, err := os.Stat(path); err != nil {
+		return Report{}, err
+	} else if !st.Mode().IsRegular() {
+		return Report{}, fmt.Errorf("%s is not a regular file (%s): a history is a file of JSON lines", path, st.Mode().Type())
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return Report{}, err

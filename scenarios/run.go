@@ -136,8 +136,8 @@ func (s Scenario) spec(seed uint64, driver client.Command, kind workloads.Kind) 
 	return RunSpec{
 		Scenario: s.Name, Description: s.Description, Expect: s.Expect, Seed: seed,
 		Lock: s.Lock, LockOptions: s.LockOptions, Cluster: s.Cluster.Defaults(), Workload: kind.Name, Checkers: kind.Checkers,
-		Reentrant: locks.Reentrant(s.Lock),
-		Nemesis:   s.Nemesis, Fault: s.Fault, Clients: s.Clients, Keys: s.Keys,
+		Reentrant: locks.Reentrant(s.Lock), Reenter: s.Reenter,
+		Nemesis: s.Nemesis, Fault: s.Fault, Clients: s.Clients, Keys: s.Keys,
 		TTLMS: s.TTL.Milliseconds(), HoldMinMS: s.HoldMin.Milliseconds(), HoldMaxMS: s.HoldMax.Milliseconds(),
 		PauseMS: s.Pause.Milliseconds(), TimeMS: s.Time.Milliseconds(), SettleMS: s.settle().Milliseconds(), MinAcquires: s.minAcquires(),
 		Precondition: s.Precondition,
@@ -200,7 +200,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 		Clients: s.Clients, Keys: s.Keys, TTL: s.TTL,
 		HoldMin: s.HoldMin, HoldMax: s.HoldMax, Pause: s.Pause, Seed: o.Seed,
 		Lock: s.Lock, LockOptions: s.LockOptions, Endpoints: cl.Endpoints(), SlotEndpoints: cl.EndpointsFor, Driver: driver,
-		LogDir: filepath.Join(dir, "clients"), Rec: rec,
+		LogDir: filepath.Join(dir, "clients"), Rec: rec, Reenter: s.Reenter,
 	})
 	if err != nil {
 		return nil, err
@@ -304,6 +304,9 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	case s.Nemesis != "none" && len(report.FaultWindows) == 0:
 		report.Void(fmt.Sprintf("the nemesis %s never injected its fault, so the run did not test what it set out to: its verdict is unknown.", s.Nemesis))
 	}
+	if s.Reenter && report.Stats.Reentries == 0 && report.Stats.AcquiresOK > 0 {
+		report.Void("no client re-entered a key it held, so the run did not test re-entry as it set out to: its verdict is unknown.")
+	}
 	if health != "ok" {
 		report.Void(fmt.Sprintf("the cluster was not healthy after the run (%s), so the run did not end as it set out to: its verdict is unknown.", health))
 	}
@@ -318,5 +321,13 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	if err := reports.WriteRun(dir, res, report); err != nil {
 		return res, err
 	}
-	return res, errors.Join(linkLatest(o.Store, dir), writeIndex(o.Store))
+	if err := errors.Join(linkLatest(o.Store, dir), writeIndex(o.Store)); err != nil {
+		return res, err
+	}
+	if ctx.Err() != nil {
+		// Interrupted while the reports were written: they may be whole,
+		// but the run was not let finish, so it gives no verdict.
+		return nil, ErrInterrupted
+	}
+	return res, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,7 +17,7 @@ import (
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
 
-func cmdCheck(args []string, stdout io.Writer) error {
+func cmdCheck(ctx context.Context, args []string, stdout io.Writer) error {
 	fset := flag.NewFlagSet("check", flag.ContinueOnError)
 	pos, err := parse(fset, args)
 	if err != nil {
@@ -30,6 +31,14 @@ func cmdCheck(args []string, stdout io.Writer) error {
 		return badInput("%v", err)
 	} else if st.IsDir() {
 		path = filepath.Join(path, scenarios.HistoryFile)
+	}
+	// Opening a FIFO or a device would wait on it, not read a history.
+	for _, p := range []string{path, filepath.Join(filepath.Dir(path), scenarios.SpecFile), filepath.Join(filepath.Dir(path), reports.ResultsFile)} {
+		if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+			return badInput("%s is not a regular file (%s)", p, st.Mode().Type())
+		} else if err != nil && p == path {
+			return badInput("%v", err)
+		}
 	}
 	// The run's description says which checkers apply; a bare history
 	// gets the checks of the lock service alone.
@@ -52,9 +61,9 @@ func cmdCheck(args []string, stdout io.Writer) error {
 		debug.SetMemoryLimit(checker.MemoryLimit(st.Size()))
 	}
 	started := time.Now()
-	res, err := checker.CheckFile(path, opts)
+	res, err := checkOrStop(ctx, path, opts)
 	if err != nil {
-		return badInput("%v", err)
+		return err
 	}
 	if res.Tail != nil {
 		fmt.Fprintf(stdout, "%s: CUT: %s; every complete line before it was checked\n", path, res.Tail)
@@ -82,3 +91,29 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	}
 	return exitError{exitUnknown}
 }
+
+// checkOrStop checks the history unless ctx ends first: a signal stops
+// deadbolt check at once (the process exits; a check of millions of lines
+// can take a minute) with exit 130.
+func checkOrStop(ctx context.Context, path string, opts checker.Options) (checker.Report, error) {
+	type result struct {
+		r   checker.Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		r, err := checker.CheckFile(path, opts)
+		done <- result{r, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return checker.Report{}, errCheckInterrupted
+	case res := <-done:
+		if res.err != nil {
+			return res.r, badInput("%v", res.err)
+		}
+		return res.r, nil
+	}
+}
+
+var errCheckInterrupted = errors.New("check interrupted")

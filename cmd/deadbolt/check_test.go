@@ -1,13 +1,19 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/history/historytest"
 )
 
 // A run that crashed while writing its history leaves the last line cut:
@@ -59,5 +65,77 @@ func TestCheckRefusesBadLinesByNumber(t *testing.T) {
 			require.Equal(t, exitBadInput, code, "%s%s", out, stderr)
 			require.Contains(t, stderr, tc.want)
 		})
+	}
+}
+
+// A FIFO (or another non-regular file) in a history's place is refused at
+// once, never opened and waited on.
+func TestCheckRefusesAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "history.jsonl"), 0o644))
+	done := make(chan struct{})
+	var code int
+	var stderr string
+	go func() {
+		defer close(done)
+		code, _, stderr = deadbolt(t, "check", dir)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("check waited on a FIFO")
+	}
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, stderr, "not a regular file")
+
+	// A FIFO for scenario.json beside a real history is refused too.
+	dir = writeHistory(t, 12, false)
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "scenario.json"), 0o644))
+	code, _, stderr = deadbolt(t, "check", dir)
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, stderr, "scenario.json is not a regular file")
+}
+
+// A signal stops a long check at once with exit 130: a check of a large
+// history (seconds of work) is cancelled 200 ms in and returns well before
+// it would have finished.
+func TestCheckStopsOnASignal(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "history.jsonl"))
+	require.NoError(t, err)
+	h := historytest.Generate(historytest.Config{Keys: 4, Clients: 8, Ops: 1_000_000, Seed: 1})
+	require.NoError(t, historytest.WriteJSONL(f, h.Ops))
+	require.NoError(t, f.Close())
+
+	full := time.Now()
+	code, _, _ := deadbolt(t, "check", dir)
+	whole := time.Since(full)
+	require.NotEqual(t, exitInterrupted, code)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	var out, errOut bytes.Buffer
+	start := time.Now()
+	code = run(ctx, []string{"check", dir}, &out, &errOut)
+	took := time.Since(start)
+	require.Equal(t, exitInterrupted, code, "%s%s", out.String(), errOut.String())
+	require.Contains(t, errOut.String(), "interrupted")
+	require.Less(t, took, 200*time.Millisecond+whole/2, "the whole check took %s", whole)
+}
+
+// Bad input creates nothing: a store that does not exist yet is made only
+// for a run that can start.
+func TestBadInputMakesNoStore(t *testing.T) {
+	for _, args := range [][]string{{"run", "nosuch"}, {"scenario", "nosuch"}, {"run", "failover-simple", "--clients", "0"}} {
+		store := filepath.Join(t.TempDir(), "new-store")
+		junit := filepath.Join(t.TempDir(), "new-dir", "junit.xml")
+		code, _, _ := deadbolt(t, append(args, "--store", store)...)
+		require.Equal(t, exitBadInput, code, "%v", args)
+		require.NoDirExists(t, store, "%v", args)
+		if args[0] == "scenario" {
+			code, _, _ = deadbolt(t, append(args, "--junit", junit)...)
+			require.Equal(t, exitBadInput, code)
+			require.NoDirExists(t, filepath.Dir(junit))
+		}
 	}
 }

@@ -86,6 +86,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var ue usageError
 	var ee exitError
 	switch {
+	case ctx.Err() != nil:
+		// Interrupted, at whatever point: never a verdict's exit code,
+		// even when the run finished writing its reports.
+		if err == nil || errors.As(err, &ee) {
+			err = errors.New("interrupted")
+		}
+		fmt.Fprintf(stderr, "deadbolt: %v\n", err)
+		return exitInterrupted
 	case err == nil:
 		return exitOK
 	case errors.As(err, &ee):
@@ -95,9 +103,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitBadInput
 	default:
 		fmt.Fprintf(stderr, "deadbolt: %v\n", err)
-		if ctx.Err() != nil {
-			return exitInterrupted
-		}
 		return exitUnknown
 	}
 }
@@ -121,7 +126,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "scenario":
 		return cmdScenario(ctx, args[1:], stdout, stderr)
 	case "check":
-		return cmdCheck(args[1:], stdout)
+		return cmdCheck(ctx, args[1:], stdout)
 	case "report":
 		return cmdReport(args[1:], stdout)
 	case "client":

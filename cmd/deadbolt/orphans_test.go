@@ -129,3 +129,70 @@ func TestSignalsLeaveNoClientContainerOrNetwork(t *testing.T) {
 		})
 	}
 }
+
+// A SIGINT at any moment of a run exits 130 and leaves nothing behind: 3 s
+// after the start (the cluster starting), when the nemesis marks the heal
+// in the history, and once the harness starts checking (the check and the
+// reports that follow it). A run that finished writing its reports still
+// gives no verdict once it was interrupted.
+func TestSIGINTAtEveryPhaseExits130AndLeavesNothing(t *testing.T) {
+	clustertest.RequireDocker(t)
+	bin := buildDeadbolt(t)
+	moments := []struct {
+		name string
+		wait func(t *testing.T, store string, lines <-chan string)
+	}{
+		{"at 3s", func(*testing.T, string, <-chan string) { time.Sleep(3 * time.Second) }},
+		{"at the heal", func(t *testing.T, store string, _ <-chan string) {
+			require.Eventually(t, func() bool {
+				hs, _ := filepath.Glob(filepath.Join(store, "pause-simple", "*", "history.jsonl"))
+				for _, h := range hs {
+					if b, err := os.ReadFile(h); err == nil && strings.Contains(string(b), `"phase":"heal"`) {
+						return true
+					}
+				}
+				return false
+			}, 2*time.Minute, 5*time.Millisecond, "the heal is marked in the history")
+		}},
+		{"during the check and the reports", func(t *testing.T, _ string, lines <-chan string) {
+			for l := range lines {
+				if strings.Contains(l, "checking") && strings.Contains(l, "operations") {
+					return
+				}
+			}
+			t.Fatal("the run ended before its check")
+		}},
+	}
+	for _, m := range moments {
+		t.Run(m.name, func(t *testing.T) {
+			store := t.TempDir()
+			cmd := exec.Command(bin, "run", "pause-simple", "--seed", "1", "--store", store)
+			stderr, err := cmd.StderrPipe()
+			require.NoError(t, err)
+			require.NoError(t, cmd.Start())
+			defer cmd.Process.Kill()
+			lines := make(chan string, 1024)
+			go func() {
+				defer close(lines)
+				sc := bufio.NewScanner(stderr)
+				for sc.Scan() {
+					select {
+					case lines <- sc.Text():
+					default: // nobody waits on lines: drop them
+					}
+				}
+			}()
+			m.wait(t, store, lines)
+			require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			require.True(t, errors.As(err, &ee), "exit 0 after an interrupt: %v", err)
+			require.Equal(t, exitInterrupted, ee.ExitCode())
+			require.Eventually(t, func() bool { return len(procs(t, bin, "client")) == 0 }, 10*time.Second, 10*time.Millisecond,
+				"client processes outlived the harness")
+			left, err := cluster.Leftovers(context.Background(), fmt.Sprintf("%s=%d", cluster.LabelPID, cmd.Process.Pid))
+			require.NoError(t, err)
+			require.Empty(t, left)
+		})
+	}
+}

@@ -123,11 +123,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if len(pos) != 1 {
 		return badInput("run takes exactly one scenario name, got %d (see `deadbolt list`)", len(pos))
 	}
-	if err := checkStore(f.store); err != nil {
-		return err
-	}
 	sc, err := prepared(pos[0], f)
 	if err != nil {
+		return err
+	}
+	// The store is made only for input that can run.
+	if err := checkStore(f.store); err != nil {
 		return err
 	}
 	o := f.options(stderr)
@@ -166,13 +167,8 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if len(names) == 0 {
 		names = scenarios.CISuite()
 	}
-	if err := checkStore(f.store); err != nil {
-		return err
-	}
-	if err := checkJUnit(*junit); err != nil {
-		return err
-	}
-	// Validate every name before the first container starts.
+	// Validate every name before the first container starts, and before
+	// the store or the JUnit file's directory is made.
 	var suite []scenarios.Scenario
 	for _, n := range names {
 		sc, err := prepared(n, f)
@@ -180,6 +176,12 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return err
 		}
 		suite = append(suite, sc)
+	}
+	if err := checkStore(f.store); err != nil {
+		return err
+	}
+	if err := checkJUnit(*junit); err != nil {
+		return err
 	}
 	o := f.options(stderr)
 	st := newStatus(stderr)
