@@ -77,6 +77,10 @@ func (o lockOp) completed() bool { return o.done != noCompletion }
 // paired.
 func NewInput(ops []history.Op) (*Input, error) { return newInput(ops, true, false) }
 
+// NewInputOf is NewInput for a lock that may declare re-entry
+// (Options.Reentrant): a client's leases of one key are one hold.
+func NewInputOf(ops []history.Op, reentrant bool) (*Input, error) { return newInput(ops, true, reentrant) }
+
 // newInput is NewInput, with Pairs only when keepPairs, for a reentrant
 // lock when reentrant.
 func newInput(ops []history.Op, keepPairs, reentrant bool) (*Input, error) {

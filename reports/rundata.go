@@ -10,6 +10,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/locks"
 )
 
 // HistoryFile is the name of a run's history in its directory.
@@ -50,7 +51,8 @@ func loadRun(dir string, r *Results) (*runData, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	in, err := checker.NewInput(ops)
+	// The holds drawn are the ones the checkers judged.
+	in, err := checker.NewInputOf(ops, locks.Reentrant(r.Lock))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
