@@ -112,6 +112,24 @@ func TestRedlockNeedsAQuorum(t *testing.T) {
 	require.ErrorIs(t, rdb.Get(ctx, "k").Err(), redis.Nil)
 }
 
+// A RedLock acquire whose SETs time out is no refusal: they may land once
+// the masters answer, so the key may have been the client's for a while
+// (under a loaded machine a 15 ms node timeout runs out often). Reported
+// as refused, the liveness checker took the key for stuck.
+func TestRedlockTimeoutsAreNoRefusal(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 3})
+	ctx := context.Background()
+	l := clustertest.NewLock(t, "redlock", c, locks.Options{TTL: 2 * time.Second})
+	for _, n := range c.ByRole(cluster.RoleRedis) {
+		rdb := n.Client()
+		require.NoError(t, rdb.Do(ctx, "CLIENT", "PAUSE", 500, "WRITE").Err())
+		rdb.Close()
+	}
+	_, err := l.Acquire(ctx, "k")
+	require.ErrorIs(t, err, locks.ErrNotAcquired)
+	require.False(t, locks.Refused(err), "no master refused: %v", err)
+}
+
 func TestBadLockSelection(t *testing.T) {
 	_, err := locks.New("no-such-lock", nil, locks.Options{})
 	require.ErrorContains(t, err, `unknown lock "no-such-lock"`)

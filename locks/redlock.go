@@ -40,7 +40,7 @@ func (r *Redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
 func (r *Redlock) try(ctx context.Context, key string) (*Lease, error) {
 	token := newToken()
 	start := time.Now()
-	got, _ := r.onAll(ctx, r.nodeTimeout, func(ctx context.Context, rdb *redis.Client) (bool, error) {
+	got, errs := r.onAll(ctx, r.nodeTimeout, func(ctx context.Context, rdb *redis.Client) (bool, error) {
 		return rdb.SetNX(ctx, key, token, r.o.TTL).Result()
 	})
 	l := &Lease{Key: key, Token: token, TTL: r.o.TTL, Deadline: r.o.deadline(start)}
@@ -49,8 +49,11 @@ func (r *Redlock) try(ctx context.Context, key string) (*Lease, error) {
 	}
 	// Undo the minority we may hold, including SETs that timed out but landed.
 	_ = r.Release(context.WithoutCancel(ctx), l)
-	if got > 0 {
-		return nil, fmt.Errorf("%w: %d of %d masters, quorum %d (%w)", ErrNotAcquired, got, len(r.nodes), r.quorum, ErrUndone)
+	if got > 0 || errs > 0 {
+		// A SET that timed out may have landed: the key may have been
+		// ours for a while, so this is no refusal.
+		return nil, fmt.Errorf("%w: %d of %d masters, %d without an answer in %s, quorum %d (%w)",
+			ErrNotAcquired, got, len(r.nodes), errs, r.nodeTimeout, r.quorum, ErrUndone)
 	}
 	return nil, fmt.Errorf("%w: %d of %d masters, quorum %d", ErrNotAcquired, got, len(r.nodes), r.quorum)
 }
