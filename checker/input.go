@@ -79,7 +79,9 @@ func NewInput(ops []history.Op) (*Input, error) { return newInput(ops, true, fal
 
 // NewInputOf is NewInput for a lock that may declare re-entry
 // (Options.Reentrant): a client's leases of one key are one hold.
-func NewInputOf(ops []history.Op, reentrant bool) (*Input, error) { return newInput(ops, true, reentrant) }
+func NewInputOf(ops []history.Op, reentrant bool) (*Input, error) {
+	return newInput(ops, true, reentrant)
+}
 
 // newInput is NewInput, with Pairs only when keepPairs, for a reentrant
 // lock when reentrant.

@@ -63,7 +63,7 @@ type Config struct {
 	// Reenter makes clients acquire a key they hold again, nested, half
 	// of the time (reenter.go).
 	Reenter bool
-	Rec    *history.Recorder
+	Rec     *history.Recorder
 }
 
 // DefaultReplyTimeout is how long a running client may take to answer.
