@@ -225,8 +225,16 @@ func (s *Session) call(inv history.Op, req client.Request, done func(client.Repl
 // fault kills it while the session works under its lease): its leases died
 // with it, and nothing is recorded for a request it can no longer get.
 func (s *Session) alive() error {
+	s.mu.Lock()
+	p := s.proc
+	s.mu.Unlock()
+	if p == nil {
+		// A restart that failed (the run was interrupted) left none: try
+		// again, which returns why.
+		return s.restart()
+	}
 	select {
-	case <-s.proc.Exited():
+	case <-p.Exited():
 		return s.restart()
 	default:
 		return nil
