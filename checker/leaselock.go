@@ -135,15 +135,20 @@ func stepLease(s leaseState, in lockInput, out lockOutput) []any {
 	}
 	switch {
 	case in.F == history.Acquire && in.Reentrant && mine:
-		// Re-entry: one more hold, and the server resets the TTL.
-		if took = renewal(s, in, out); len(took) > 0 {
-			r := took[0].(leaseState)
-			r.Count++
-			took[0] = r
+		// Re-entry, while the hold may still be live: one more hold, and
+		// the server resets the TTL. Once it may have expired, the acquire
+		// may be a fresh grant to the same client instead.
+		if max(in.Call, s.Floor, s.Granted) <= s.Latest {
+			if took = renewal(s, in, out); len(took) > 0 {
+				r := took[0].(leaseState)
+				r.Count++
+				took[0] = r
+			}
 		}
+		took = append(took, grant(s, in, out)...)
 	case in.F == history.Acquire:
 		took = grant(s, in, out)
-	case in.F == history.Release && in.Reentrant && mine && s.Count > 1:
+	case in.F == history.Release && in.Reentrant && mine && s.Count > 1 && max(in.Call, s.Floor, s.Granted) <= s.Latest:
 		// One hold fewer; the server resets the TTL of those left.
 		if took = renewal(s, in, out); len(took) > 0 {
 			r := took[0].(leaseState)

@@ -88,3 +88,30 @@ func TestAReentryBySuccessorIsTheSameClient(t *testing.T) {
 	assert.NotContains(t, kinds(r.Anomalies), KindDoubleHold, r.Reason)
 	assert.NotContains(t, kinds(r.Anomalies), KindNoLegalOrder, r.Reason)
 }
+
+// A client whose hold expired (its release failed: not held) acquires the
+// key afresh later, gives it back, and another client takes it: legal. The
+// model took the later acquire for a re-entry of the expired hold, which
+// kept the key held after the release (fair-failover under stress, seed 3:
+// no legal order, invalid). While the hold may still be live, the same
+// pattern is a re-entry and the other client's grant is illegal.
+func TestAFreshAcquireAfterTheHoldExpiredIsNoReentry(t *testing.T) {
+	expired := newHistory().
+		acquire(1, "k", "p1.1", ms(0), ms(10), ms(100), 0).token("t1").
+		release(history.Fail, 1, "k", "p1.1", ms(200), ms(210)).
+		acquire(1, "k", "p1.2", ms(300), ms(310), ms(100), 0).token("t2").
+		release(history.OK, 1, "k", "p1.2", ms(320), ms(330)).
+		acquire(2, "k", "p2.1", ms(340), ms(350), ms(100), 0)
+	r := Check(expired.build(), Options{Reentrant: true, MinAcquires: 1})
+	assert.Equal(t, Valid, r.Verdict, r.Reason)
+	assert.Zero(t, r.Stats.Reentries)
+
+	live := newHistory().
+		acquire(1, "k", "p1.1", ms(0), ms(10), ms(1000), 0).token("t1").
+		acquire(1, "k", "p1.2", ms(300), ms(310), ms(1000), 0).token("t1").
+		release(history.OK, 1, "k", "p1.2", ms(320), ms(330)).
+		acquire(2, "k", "p2.1", ms(340), ms(350), ms(1000), 0)
+	r = Check(live.build(), Options{Reentrant: true, MinAcquires: 1})
+	assert.Equal(t, Invalid, r.Verdict, r.Reason)
+	assert.Contains(t, kinds(r.Anomalies), KindNoLegalOrder)
+}
