@@ -30,7 +30,11 @@ import (
 // protocol violation by the harness.
 func Serve(in io.Reader, out, logw io.Writer) int {
 	d := &driver{out: out, log: logw, leases: map[string]*held{}, ids: map[*locks.Lease]string{}}
-	d.emit(Event{Event: EventHello, Protocol: ProtocolVersion, Driver: "go", PID: os.Getpid(), Locks: locks.Names()})
+	info := map[string]locks.Declaration{}
+	for _, n := range locks.Names() {
+		info[n] = locks.Declare(n)
+	}
+	d.emit(Event{Event: EventHello, Protocol: ProtocolVersion, Driver: "go", PID: os.Getpid(), Locks: locks.Names(), LockInfo: info})
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	for sc.Scan() {

@@ -5,7 +5,10 @@
 // a real SIGSTOP and a crash a real SIGKILL, the lock's own timers included.
 package client
 
-import "github.com/deadbolt-lab/deadbolt/cluster"
+import (
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/locks"
+)
 
 // ProtocolVersion is the version a driver announces in its hello.
 const ProtocolVersion = 1
@@ -118,6 +121,8 @@ type Event struct {
 	Driver   string   `json:"driver,omitempty"`
 	PID      int      `json:"pid,omitempty"`
 	Locks    []string `json:"locks,omitempty"`
+	// LockInfo declares, per lock, what it needs and offers (optional).
+	LockInfo map[string]locks.Declaration `json:"lock_info,omitempty"`
 
 	// renew and lost
 	Lease string `json:"lease,omitempty"`

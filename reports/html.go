@@ -21,8 +21,9 @@ const HTMLFile = "report.html"
 var templateFS embed.FS
 
 var templates = template.Must(template.New("").Funcs(template.FuncMap{
-	"seconds": Seconds,
-	"phases":  func(ps []checker.PhaseSpan) string { return orNone(checker.PhasesText(ps)) },
+	"seconds":  Seconds,
+	"lockText": LockText,
+	"phases":   func(ps []checker.PhaseSpan) string { return orNone(checker.PhasesText(ps)) },
 	"verdictClass": func(v string) string {
 		switch v {
 		case "valid", "invalid", "unknown":

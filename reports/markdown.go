@@ -25,7 +25,7 @@ func Markdown(r *Results) string {
 	fmt.Fprintf(&b, "**Verdict: %s**, expected %s: the result %s the expectation.\n\n%s\n\n", r.Verdict, r.Expected, outcome, r.Reason)
 	fmt.Fprintf(&b, "| | |\n|---|---|\n")
 	for _, row := range [][2]string{
-		{"lock", r.Lock}, {"topology", r.Topology}, {"workload", r.Workload}, {"nemesis", r.Nemesis},
+		{"lock", LockText(r)}, {"topology", r.Topology}, {"workload", r.Workload}, {"nemesis", r.Nemesis},
 		{"client processes", fmt.Sprint(r.Clients)}, {"workload time", fmt.Sprintf("%.0fs", r.TimeS)},
 		{"phases", orNone(checker.PhasesText(r.Phases))},
 		{"operations", fmt.Sprint(r.Ops)},

@@ -17,18 +17,24 @@ type Results struct {
 	Scenario    string `json:"scenario"`
 	Description string `json:"description"`
 	// Precondition is what had to hold when the decisive fault struck.
-	Precondition string  `json:"precondition,omitempty"`
-	Seed         uint64  `json:"seed"`
-	Lock         string  `json:"lock"`
-	Topology     string  `json:"topology"`
-	Workload     string  `json:"workload"`
-	Nemesis      string  `json:"nemesis"`
-	Clients      int     `json:"clients"`
-	TimeS        float64 `json:"time_s"`
-	Expected     string  `json:"expected"`
-	Verdict      string  `json:"verdict"`
-	Matches      bool    `json:"matches"`
-	Reason       string  `json:"reason"`
+	Precondition string `json:"precondition,omitempty"`
+	Seed         uint64 `json:"seed"`
+	Lock         string `json:"lock"`
+	// Reentrant: the lock declared re-entry, and the checks judged a
+	// client's leases of one key as one hold.
+	Reentrant bool `json:"reentrant,omitempty"`
+	// Driver is the command line that ran the clients when it was not
+	// deadbolt's own (`--driver`).
+	Driver   string  `json:"driver,omitempty"`
+	Topology string  `json:"topology"`
+	Workload string  `json:"workload"`
+	Nemesis  string  `json:"nemesis"`
+	Clients  int     `json:"clients"`
+	TimeS    float64 `json:"time_s"`
+	Expected string  `json:"expected"`
+	Verdict  string  `json:"verdict"`
+	Matches  bool    `json:"matches"`
+	Reason   string  `json:"reason"`
 	// Checks are every checker's verdict, reason, metrics and evidence.
 	Checks       []checker.Result      `json:"checks"`
 	Anomalies    []checker.Anomaly     `json:"anomalies"`
@@ -85,4 +91,17 @@ func ReadResults(path string) (*Results, error) {
 		return nil, fmt.Errorf("%s: not a results file: %w", path, err)
 	}
 	return &r, nil
+}
+
+// LockText names the lock, with the driver that ran it when it was not
+// deadbolt's own, and says when its re-entries were judged as one hold.
+func LockText(r *Results) string {
+	s := r.Lock
+	if r.Driver != "" {
+		s += " (driver: " + r.Driver + ")"
+	}
+	if r.Reentrant {
+		s += ", reentrant: a client's holds of a key judged as one"
+	}
+	return s
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/history"
-	"github.com/deadbolt-lab/deadbolt/locks"
 )
 
 // HistoryFile is the name of a run's history in its directory.
@@ -52,7 +51,7 @@ func loadRun(dir string, r *Results) (*runData, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	// The holds drawn are the ones the checkers judged.
-	in, err := checker.NewInputOf(ops, locks.Reentrant(r.Lock))
+	in, err := checker.NewInputOf(ops, r.Reentrant)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -40,11 +40,21 @@ type RunOptions struct {
 	Store   string // root of the run store
 	// Driver starts each client process; empty: this binary's `client`.
 	Driver client.Command
+	// Locks is what the driver's hello declared (client.Probe); nil: the
+	// Go locks' registry, whose locks `deadbolt client` runs.
+	Locks locks.Catalogue
 	// Log receives progress lines; nil discards them.
 	Log func(format string, args ...any)
 	// Progress, when set, is told of the workload as it starts and calls
 	// the returned func when it ends (see Live).
 	Progress func(Live) (done func())
+}
+
+func (o RunOptions) catalogue() locks.Catalogue {
+	if o.Locks == nil {
+		return locks.Registry
+	}
+	return o.Locks
 }
 
 // ErrInterrupted is returned when ctx ended before the run finished; the
@@ -88,7 +98,7 @@ func (s Scenario) Prepare(o RunOptions) (Scenario, error) {
 	if s.Cluster.Topology == cluster.Independent {
 		groups = s.Cluster.Defaults().Masters
 	}
-	if err := locks.Fits(s.Lock, groups); err != nil {
+	if err := o.catalogue().Fits(s.Lock, groups); err != nil {
 		return s, fmt.Errorf("lock %s cannot run in scenario %s (%s topology): %w", s.Lock, s.Name, s.Cluster.Topology, err)
 	}
 	kind, err := workloads.Get(s.WorkloadName())
@@ -103,7 +113,7 @@ func (s Scenario) Prepare(o RunOptions) (Scenario, error) {
 		return s, err
 	}
 	if s.Fault.Point != "" {
-		if err := locks.HasPoint(s.Lock, s.Fault.Point); err != nil {
+		if err := o.catalogue().HasPoint(s.Lock, s.Fault.Point); err != nil {
 			return s, fmt.Errorf("scenario %s stops clients at %q: %w", s.Name, s.Fault.Point, err)
 		}
 	}
@@ -132,11 +142,11 @@ func DefaultDriver() (client.Command, error) {
 }
 
 // spec is the run's description, written to scenario.json.
-func (s Scenario) spec(seed uint64, driver client.Command, kind workloads.Kind) RunSpec {
+func (s Scenario) spec(seed uint64, driver client.Command, kind workloads.Kind, reentrant bool) RunSpec {
 	return RunSpec{
 		Scenario: s.Name, Description: s.Description, Expect: s.Expect, Seed: seed,
 		Lock: s.Lock, LockOptions: s.LockOptions, Cluster: s.Cluster.Defaults(), Workload: kind.Name, Checkers: kind.Checkers,
-		Reentrant: locks.Reentrant(s.Lock), Reenter: s.Reenter,
+		Reentrant: reentrant, Reenter: s.Reenter,
 		Nemesis: s.Nemesis, Fault: s.Fault, Clients: s.Clients, Keys: s.Keys,
 		TTLMS: s.TTL.Milliseconds(), HoldMinMS: s.HoldMin.Milliseconds(), HoldMaxMS: s.HoldMax.Milliseconds(),
 		PauseMS: s.Pause.Milliseconds(), TimeMS: s.Time.Milliseconds(), SettleMS: s.settle().Milliseconds(), MinAcquires: s.minAcquires(),
@@ -186,7 +196,8 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	if err != nil {
 		return nil, err
 	}
-	rs := s.spec(o.Seed, driver, kind)
+	reentrant := o.catalogue().Reentrant(s.Lock)
+	rs := s.spec(o.Seed, driver, kind, reentrant)
 	if err := writeSpec(dir, rs); err != nil {
 		return nil, err
 	}
@@ -294,7 +305,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	ops := rec.Ops()
 	logf("%s: checking %d operations", s.Name, len(ops))
 	report := checker.Check(ops, checker.Options{Checkers: kind.Checkers, LinearizabilityTimeout: time.Minute, MinAcquires: s.minAcquires(),
-		Reentrant: locks.Reentrant(s.Lock)})
+		Reentrant: reentrant})
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
 	}
@@ -312,7 +323,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	}
 	res = &reports.Results{
 		Scenario: s.Name, Description: s.Description, Precondition: s.Precondition, Seed: o.Seed,
-		Lock: s.Lock, Topology: s.Cluster.Topology, Workload: kind.Name, Nemesis: s.Nemesis,
+		Lock: s.Lock, Reentrant: reentrant, Driver: o.Driver.String(), Topology: s.Cluster.Topology, Workload: kind.Name, Nemesis: s.Nemesis,
 		Expected: string(s.Expect), Clients: s.Clients, TimeS: s.Time.Seconds(),
 		Ops: len(ops), DurationS: time.Since(started).Seconds(), Health: health,
 		Dir: dir,

@@ -36,6 +36,7 @@ func cmdList(args []string, stdout io.Writer) error {
 
 func cmdLocks(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("locks", flag.ContinueOnError)
+	driver := fs.String("driver", "", "list the locks this driver's hello offers instead of deadbolt's own")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -43,9 +44,17 @@ func cmdLocks(args []string, stdout io.Writer) error {
 	if len(pos) > 0 {
 		return badInput("locks takes no arguments, got %q", pos)
 	}
+	cat := locks.Registry
+	if *driver != "" {
+		d, err := probeDriver(*driver)
+		if err != nil {
+			return err
+		}
+		cat = d.locks
+	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	for _, name := range locks.Names() {
-		fmt.Fprintf(tw, "%s\t%s\n", name, locks.Summary(name))
+	for _, name := range cat.Names() {
+		fmt.Fprintf(tw, "%s\t%s\n", name, cat.Summary(name))
 	}
 	return tw.Flush()
 }

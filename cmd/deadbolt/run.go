@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deadbolt-lab/deadbolt/client"
+	"github.com/deadbolt-lab/deadbolt/locks"
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
@@ -35,6 +37,8 @@ type runFlags struct {
 	nemesis  string
 	faults   []string
 	store    string
+	// driver is --driver's command line; "" runs deadbolt's own client.
+	driver string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet, single bool) {
@@ -48,6 +52,7 @@ func (f *runFlags) register(fs *flag.FlagSet, single bool) {
 		return nil
 	})
 	fs.StringVar(&f.store, "store", "store", "directory for run output")
+	fs.StringVar(&f.driver, "driver", "", `command line of the driver that runs each client, split as a shell splits words (e.g. "python3 drivers/redispy/driver.py"; docs/driver-protocol.md); default: deadbolt's own`)
 	if single {
 		fs.Func("time", "workload duration (default: the scenario's)", func(s string) error {
 			d, err := time.ParseDuration(s)
@@ -84,6 +89,50 @@ func (f *runFlags) register(fs *flag.FlagSet, single bool) {
 			return nil
 		})
 	}
+}
+
+// probe asks --driver for its locks (its hello) before anything starts;
+// without --driver the options run deadbolt's own client.
+func (f *runFlags) probe(o *scenarios.RunOptions) error {
+	if f.driver == "" {
+		return nil
+	}
+	d, err := probeDriver(f.driver)
+	if err != nil {
+		return err
+	}
+	o.Driver, o.Locks = d.cmd, d.locks
+	return nil
+}
+
+type probed struct {
+	cmd   client.Command
+	locks locks.Declared
+}
+
+// probeDriver starts the driver once, reads its hello and ends it. A driver
+// that cannot start or says no valid hello is bad input.
+func probeDriver(line string) (probed, error) {
+	cmd, err := client.ParseCommand(line)
+	if err != nil {
+		return probed{}, badInput("--driver: %v", err)
+	}
+	var log strings.Builder
+	ls, err := client.Probe(cmd, &log)
+	if err != nil {
+		msg := err.Error()
+		if l := strings.TrimSpace(log.String()); l != "" {
+			msg += "; its stderr: " + lastLines(l, 5)
+		}
+		return probed{}, badInput("--driver: %s", msg)
+	}
+	return probed{cmd, ls}, nil
+}
+
+// lastLines is the last n lines of s, joined by " | ".
+func lastLines(s string, n int) string {
+	ls := strings.Split(s, "\n")
+	return strings.Join(ls[max(len(ls)-n, 0):], " | ")
 }
 
 func (f *runFlags) options(stderr io.Writer) scenarios.RunOptions {
@@ -123,7 +172,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if len(pos) != 1 {
 		return badInput("run takes exactly one scenario name, got %d (see `deadbolt list`)", len(pos))
 	}
-	sc, err := prepared(pos[0], f)
+	o := f.options(stderr)
+	if err := f.probe(&o); err != nil {
+		return err
+	}
+	sc, err := prepared(pos[0], o)
 	if err != nil {
 		return err
 	}
@@ -131,7 +184,6 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := checkStore(f.store); err != nil {
 		return err
 	}
-	o := f.options(stderr)
 	st := newStatus(stderr)
 	st.attach(&o)
 	res, err := sc.Run(ctx, o)
@@ -169,9 +221,13 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	// Validate every name before the first container starts, and before
 	// the store or the JUnit file's directory is made.
+	o := f.options(stderr)
+	if err := f.probe(&o); err != nil {
+		return err
+	}
 	var suite []scenarios.Scenario
 	for _, n := range names {
-		sc, err := prepared(n, f)
+		sc, err := prepared(n, o)
 		if err != nil {
 			return err
 		}
@@ -183,7 +239,6 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := checkJUnit(*junit); err != nil {
 		return err
 	}
-	o := f.options(stderr)
 	st := newStatus(stderr)
 	st.attach(&o)
 	started := time.Now()
@@ -243,12 +298,12 @@ func runSuite(ctx context.Context, suite []scenarios.Scenario, parallel int, o s
 	return results, errs
 }
 
-func prepared(name string, f runFlags) (scenarios.Scenario, error) {
+func prepared(name string, o scenarios.RunOptions) (scenarios.Scenario, error) {
 	sc, err := scenarios.Get(name)
 	if err != nil {
 		return sc, badInput("%v", err)
 	}
-	if _, err := sc.Prepare(scenarios.RunOptions{Time: f.time, Clients: f.clients, Lock: f.lock, Workload: f.workload, Nemesis: f.nemesis, Faults: f.faults}); err != nil {
+	if _, err := sc.Prepare(o); err != nil {
 		return sc, badInput("%v", err)
 	}
 	return sc, nil

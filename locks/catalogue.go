@@ -1,0 +1,137 @@
+package locks
+
+import (
+	"fmt"
+
+	"slices"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Catalogue says what a lock is and needs before any container starts:
+// the Go locks' registry (Registry), or what a driver's hello declared
+// (Declared).
+type Catalogue interface {
+	Names() []string
+	// Lookup checks that the lock exists, naming the known ones if not.
+	Lookup(name string) error
+	// Fits checks that the lock can run over this many master groups.
+	Fits(name string, groups int) error
+	// HasPoint checks that the lock stops at the named point.
+	HasPoint(name, point string) error
+	// Reentrant: the lock lets a holder acquire a key it holds again.
+	Reentrant(name string) bool
+	// Summary says what the lock is, in a line.
+	Summary(name string) string
+}
+
+// Registry is the catalogue of the locks compiled into deadbolt.
+var Registry Catalogue = registryCatalogue{}
+
+type registryCatalogue struct{}
+
+func (registryCatalogue) Names() []string                    { return Names() }
+func (registryCatalogue) Lookup(name string) error           { return Lookup(name) }
+func (registryCatalogue) Fits(name string, groups int) error { return Fits(name, groups) }
+func (registryCatalogue) HasPoint(name, point string) error  { return HasPoint(name, point) }
+func (registryCatalogue) Reentrant(name string) bool         { return Reentrant(name) }
+func (registryCatalogue) Summary(name string) string         { return Summary(name) }
+
+// Declaration is what a driver's hello may say about one of its locks
+// (docs/driver-protocol.md, "lock_info"), so that a scenario it cannot run
+// is refused before any container starts.
+type Declaration struct {
+	Summary string `json:"summary,omitempty"`
+	// MinGroups and MaxGroups bound the master groups the lock runs over
+	// (RedLock: one group per independent master); 0 means 1 and no bound.
+	MinGroups int `json:"min_groups,omitempty"`
+	MaxGroups int `json:"max_groups,omitempty"`
+	// Points are the named points the lock stops at on request.
+	Points []string `json:"points,omitempty"`
+	// Reentrant: a holder may acquire a key it holds again (one hold).
+	Reentrant bool `json:"reentrant,omitempty"`
+}
+
+// maxGroups is the most master groups a topology of deadbolt's has.
+const maxGroups = 9
+
+// Declare is a registered lock's declaration: the Go driver's hello.
+func Declare(name string) Declaration {
+	d := Declaration{Summary: Summary(name), Points: Points(name), Reentrant: Reentrant(name)}
+	// As Fits does, over clients never dialled; one set for every count.
+	clients := make([]*redis.Client, maxGroups)
+	for i := range clients {
+		clients[i] = redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+		defer clients[i].Close()
+	}
+	for n := 1; n <= maxGroups; n++ {
+		if _, err := New(name, clients[:n], Options{}); err != nil {
+			continue
+		}
+		if d.MinGroups == 0 {
+			d.MinGroups = n
+		}
+		d.MaxGroups = n
+	}
+	if d.MaxGroups == maxGroups {
+		d.MaxGroups = 0 // no bound
+	}
+	return d
+}
+
+// Declared is the catalogue of a driver's locks, from its hello.
+type Declared struct {
+	// Driver names the driver in messages (its command line).
+	Driver string
+	Locks  []string
+	Info   map[string]Declaration
+}
+
+func (d Declared) Names() []string { return slices.Sorted(slices.Values(d.Locks)) }
+
+func (d Declared) Lookup(name string) error {
+	if !slices.Contains(d.Locks, name) {
+		return fmt.Errorf("unknown lock %q: driver %s offers %s", name, d.Driver, strings.Join(d.Names(), ", "))
+	}
+	return nil
+}
+
+func (d Declared) Fits(name string, groups int) error {
+	if err := d.Lookup(name); err != nil {
+		return err
+	}
+	i := d.Info[name]
+	lo, hi := max(i.MinGroups, 1), i.MaxGroups
+	switch {
+	case groups < lo:
+		return fmt.Errorf("lock %s of driver %s needs at least %d master groups, got %d", name, d.Driver, lo, groups)
+	case hi > 0 && groups > hi:
+		return fmt.Errorf("lock %s of driver %s runs over at most %d master group(s), got %d", name, d.Driver, hi, groups)
+	}
+	return nil
+}
+
+func (d Declared) HasPoint(name, point string) error {
+	if err := d.Lookup(name); err != nil {
+		return err
+	}
+	ps := d.Info[name].Points
+	if slices.Contains(ps, point) {
+		return nil
+	}
+	have := "none"
+	if len(ps) > 0 {
+		have = strings.Join(ps, ", ")
+	}
+	return fmt.Errorf("lock %s of driver %s has no point %q (its points: %s)", name, d.Driver, point, have)
+}
+
+func (d Declared) Reentrant(name string) bool { return d.Info[name].Reentrant }
+
+func (d Declared) Summary(name string) string {
+	if s := d.Info[name].Summary; s != "" {
+		return s
+	}
+	return "(declared no summary)"
+}

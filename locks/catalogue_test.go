@@ -1,0 +1,44 @@
+package locks_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/locks"
+	_ "github.com/deadbolt-lab/deadbolt/locks/all"
+)
+
+// The Go driver's hello declares what the registry knows, and a driver's
+// declarations answer as the registry would: a one-master lock refuses
+// five groups, RedLock takes any number, points and re-entry are kept.
+func TestDeclarationsAnswerAsTheRegistry(t *testing.T) {
+	var names []string
+	info := map[string]locks.Declaration{}
+	for _, n := range locks.Names() {
+		names = append(names, n)
+		info[n] = locks.Declare(n)
+	}
+	require.Equal(t, locks.Declaration{Summary: locks.Summary("simple"), MinGroups: 1, MaxGroups: 1}, info["simple"])
+	require.Equal(t, 1, info["redlock"].MinGroups)
+	require.Zero(t, info["redlock"].MaxGroups, "no bound")
+	require.True(t, info["reentrant"].Reentrant)
+	require.Equal(t, locks.Points("get-then-del"), info["get-then-del"].Points)
+
+	d := locks.Declared{Driver: "some-driver", Locks: names, Info: info}
+	for _, n := range names {
+		for _, groups := range []int{1, 3, 5} {
+			require.Equal(t, locks.Fits(n, groups) == nil, d.Fits(n, groups) == nil, "%s over %d groups", n, groups)
+		}
+		require.Equal(t, locks.Reentrant(n), d.Reentrant(n), n)
+		require.Equal(t, locks.HasPoint(n, "after-get") == nil, d.HasPoint(n, "after-get") == nil, n)
+	}
+	require.ErrorContains(t, d.Lookup("nope"), `unknown lock "nope": driver some-driver offers bsm, `)
+
+	// A driver that declares nothing about a lock is taken at its word
+	// that it has the lock, and no points.
+	bare := locks.Declared{Driver: "bare", Locks: []string{"mine"}}
+	require.NoError(t, bare.Fits("mine", 5))
+	require.ErrorContains(t, bare.HasPoint("mine", "after-get"), `lock mine of driver bare has no point "after-get" (its points: none)`)
+	require.False(t, bare.Reentrant("mine"))
+}
