@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/checker"
@@ -48,7 +49,7 @@ func cmdCheck(ctx context.Context, args []string, stdout io.Writer) error {
 	switch {
 	case err == nil:
 		opts.Checkers, opts.MinAcquires, opts.Reentrant = spec.Checkers, spec.MinAcquires, spec.Reentrant
-		from = fmt.Sprintf("scenario.json: %s on %s, workload %s", spec.Scenario, spec.Lock, spec.Workload)
+		from = fmt.Sprintf("scenario.json: %s on %s, workload %s, driver %s", spec.Scenario, spec.Lock, spec.Workload, strings.Join(spec.Driver, " "))
 		for _, n := range spec.Checkers {
 			if err := checker.Lookup(n); err != nil {
 				return badInput("%s: %v", filepath.Join(filepath.Dir(path), scenarios.SpecFile), err)

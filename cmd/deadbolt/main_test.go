@@ -169,7 +169,7 @@ func TestCheckTakesItsCheckersFromScenarioJSON(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "scenario.json"), []byte(spec), 0o644))
 	code, out, _ = deadbolt(t, "check", dir)
 	require.Equal(t, exitContradicts, code, out)
-	require.Contains(t, out, "workload counter")
+	require.Contains(t, out, "workload counter, driver deadbolt client")
 	require.Contains(t, out, "the resource lost 1 update")
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "scenario.json"), []byte(`{"ttl_ms":1,"checkers":["nope"]}`), 0o644))
