@@ -153,6 +153,9 @@ func TestDriverExitsWhenStdinCloses(t *testing.T) {
 func TestHungDriverTimesOutAndIsKilled(t *testing.T) {
 	p := start(t, client.Options{})
 	require.NoError(t, syscall.Kill(p.PID(), syscall.SIGSTOP))
+	// The stop lands when the kernel gets to every thread, not at kill's
+	// return: a driver still busy after its hello answered first.
+	require.Eventually(t, func() bool { return p.State() == "T" }, 5*time.Second, time.Millisecond)
 	_, err := p.Call(context.Background(), client.Request{Op: "frobnicate"}, 200*time.Millisecond)
 	require.ErrorIs(t, err, client.ErrNoReply)
 	<-p.Exited()

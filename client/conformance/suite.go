@@ -1,4 +1,10 @@
-package client_test
+// Package conformance is the driver protocol's conformance suite
+// (docs/driver-protocol.md): what deadbolt expects of a driver, checked
+// against a real driver process and a real Redis node. The Go tests run it
+// on deadbolt's own driver and a minimal Python one; `deadbolt conformance
+// --driver CMD` runs it for a driver's author and names each rule that
+// failed.
+package conformance
 
 import (
 	"bufio"
@@ -10,60 +16,40 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/deadbolt-lab/deadbolt/client"
-	"github.com/deadbolt-lab/deadbolt/client/clienttest"
 	"github.com/deadbolt-lab/deadbolt/cluster"
-	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
 	"github.com/deadbolt-lab/deadbolt/history"
 )
 
-// TestConformance checks what docs/driver-protocol.md promises, the same
-// way, against the Go driver and against a minimal Python driver written
-// from the document alone (testdata/minimal_driver.py). Both serve the lock
-// simple over one independent master. Renewals, losses and named points
-// are not part of it: the minimal driver has none. A driver in another
-// language is checked by adding its command here.
-func TestConformance(t *testing.T) {
-	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1, Resource: true})
-	t.Run("go", func(t *testing.T) { conformance(t, c, clienttest.Command()) })
-	t.Run("python-minimal", func(t *testing.T) {
-		python, err := exec.LookPath("python3")
-		if err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("python3 is not on PATH, and under CI=true the minimal Python driver must be checked: %v", err)
-			}
-			t.Skipf("python3 is not on PATH, so the minimal Python driver is not checked (CI=true makes this a failure): %v", err)
-		}
-		script, err := filepath.Abs(filepath.Join("testdata", "minimal_driver.py"))
-		require.NoError(t, err)
-		conformance(t, c, client.Command{Path: python, Args: []string{script}})
-	})
-}
-
-// suite is the conformance suite for one driver command.
+// suite is the conformance suite for one driver command and lock.
 type suite struct {
 	cmd    client.Command
+	lock   string
 	e      cluster.Endpoints
 	master *redis.Client // the lock's node
 	res    *redis.Client // the resource node
 }
 
-func conformance(t *testing.T, c *cluster.Cluster, cmd client.Command) {
-	s := &suite{cmd: cmd, e: c.Endpoints(),
+// Spec is the cluster the suite needs: one independent master and the
+// resource node.
+var Spec = cluster.Spec{Topology: cluster.Independent, Masters: 1, Resource: true}
+
+// Run checks the driver cmd with its lock (a single-master lock, such as
+// simple) against c, started from Spec, one step a subtest.
+func Run(t T, c *cluster.Cluster, cmd client.Command, lock string) {
+	s := &suite{cmd: cmd, lock: lock, e: c.Endpoints(),
 		master: c.ByRole(cluster.RoleRedis)[0].Client(), res: c.ByRole(cluster.RoleResource)[0].Client()}
 	t.Cleanup(func() { s.master.Close(); s.res.Close() })
 	for _, step := range []struct {
 		name string
-		run  func(*testing.T)
+		run  func(T)
 	}{
 		{"hello", s.hello},
 		{"open comes first", s.openFirst},
@@ -82,11 +68,11 @@ func conformance(t *testing.T, c *cluster.Cluster, cmd client.Command) {
 }
 
 // key is a Redis key of this test alone (the drivers share the nodes).
-func key(t *testing.T) string {
+func key(t T) string {
 	return "conformance:" + strings.ReplaceAll(t.Name(), " ", "-")
 }
 
-func (s *suite) start(t *testing.T) *client.Process {
+func (s *suite) start(t T) *client.Process {
 	t.Helper()
 	log := &syncBuffer{}
 	p, err := client.Start(s.cmd, client.Options{Stderr: log})
@@ -100,18 +86,36 @@ func (s *suite) start(t *testing.T) *client.Process {
 	return p
 }
 
-func openRequest(ttl, timeout time.Duration, e cluster.Endpoints) client.Request {
-	return client.Request{Op: client.OpOpen, Lock: "simple", TTLMS: ttl.Milliseconds(),
+func openRequest(lock string, ttl, timeout time.Duration, e cluster.Endpoints) client.Request {
+	return client.Request{Op: client.OpOpen, Lock: lock, TTLMS: ttl.Milliseconds(),
 		Options: &client.LockOptions{TimeoutMS: timeout.Milliseconds()}, Endpoints: &e}
 }
 
-// opened starts a driver and opens simple on the cluster.
-func (s *suite) opened(t *testing.T, ttl time.Duration) *client.Process {
+// opened starts a driver and opens the lock on the cluster.
+func (s *suite) opened(t T, ttl time.Duration) *client.Process {
 	t.Helper()
 	p := s.start(t)
-	r := call(t, p, openRequest(ttl, time.Second, s.e))
+	r := call(t, p, openRequest(s.lock, ttl, time.Second, s.e))
 	require.Equal(t, client.OutcomeOK, r.Outcome, r.Error)
 	return p
+}
+
+// value is what the lock's key holds on the master, whatever its type
+// (a string token, a hash of holders), for comparing before and after.
+func (s *suite) value(ctx context.Context, k string) string {
+	v, err := s.master.Do(ctx, "DUMP", k).Text()
+	if err != nil {
+		return ""
+	}
+	return v
+}
+
+// call sends req and waits up to 10 s for its reply.
+func call(t T, p *client.Process, req client.Request) client.Reply {
+	t.Helper()
+	r, err := p.Call(context.Background(), req, 10*time.Second)
+	require.NoError(t, err)
+	return r
 }
 
 func acquire(key, lease string) client.Request {
@@ -124,18 +128,18 @@ func resource(command ...any) client.Request {
 	return client.Request{Op: client.OpResource, Command: command}
 }
 
-func (s *suite) hello(t *testing.T) {
+func (s *suite) hello(t T) {
 	p := s.start(t)
 	h := p.Hello()
 	require.Equal(t, client.ProtocolVersion, h.Protocol)
 	require.Equal(t, p.PID(), h.PID, "the hello names the process the harness started, the one it pauses")
-	require.Contains(t, h.Locks, "simple")
+	require.Contains(t, h.Locks, s.lock, "the hello lists the lock under test")
 	require.NotEmpty(t, h.Driver)
 	require.Positive(t, h.MonoNS)
 	require.LessOrEqual(t, h.MonoNS, history.MonoNow(), "mono_ns is CLOCK_MONOTONIC")
 }
 
-func (s *suite) openFirst(t *testing.T) {
+func (s *suite) openFirst(t T) {
 	p := s.start(t)
 	r := call(t, p, acquire(key(t), "p0.1"))
 	require.Equal(t, client.OutcomeFail, r.Outcome, "a request before open")
@@ -148,19 +152,19 @@ func (s *suite) openFirst(t *testing.T) {
 	require.NotEmpty(t, r.Error)
 	bad := s.e
 	bad.Addresses = map[string]string{}
-	r = call(t, p, openRequest(time.Second, time.Second, bad))
+	r = call(t, p, openRequest(s.lock, time.Second, time.Second, bad))
 	require.Equal(t, client.OutcomeFail, r.Outcome, "endpoints whose nodes have no address")
 	require.NotEmpty(t, r.Error)
 
-	r = call(t, p, openRequest(5*time.Second, time.Second, s.e))
+	r = call(t, p, openRequest(s.lock, 5*time.Second, time.Second, s.e))
 	require.Equal(t, client.OutcomeOK, r.Outcome, "the failed opens left nothing behind: %s", r.Error)
-	require.Equal(t, client.OutcomeFail, call(t, p, openRequest(5*time.Second, time.Second, s.e)).Outcome, "a second open")
+	require.Equal(t, client.OutcomeFail, call(t, p, openRequest(s.lock, 5*time.Second, time.Second, s.e)).Outcome, "a second open")
 	r = call(t, p, acquire(key(t), "p0.2"))
 	require.Equal(t, client.OutcomeOK, r.Outcome, r.Error)
 	require.Equal(t, client.OutcomeOK, call(t, p, release("p0.2")).Outcome)
 }
 
-func (s *suite) acquireRelease(t *testing.T) {
+func (s *suite) acquireRelease(t T) {
 	ctx := context.Background()
 	const ttl = 5 * time.Second
 	a, b := s.opened(t, ttl), s.opened(t, ttl)
@@ -171,14 +175,11 @@ func (s *suite) acquireRelease(t *testing.T) {
 	got := history.MonoNow()
 	require.Equal(t, client.OutcomeOK, r.Outcome, r.Error)
 	require.NotEmpty(t, r.Token)
-	require.Zero(t, r.Fence, "simple has no fencing token")
-	require.Zero(t, r.Seq, "simple is not a fair lock")
 	require.Greater(t, r.DeadlineMonoNS, sent, "the deadline is on CLOCK_MONOTONIC, after the request")
 	require.LessOrEqual(t, r.DeadlineMonoNS, got+ttl.Nanoseconds(), "at most a TTL after the reply")
 	require.GreaterOrEqual(t, r.DeadlineMonoNS, sent+(ttl-time.Second).Nanoseconds(), "about a TTL later")
-	v, err := s.master.Get(ctx, k).Result()
-	require.NoError(t, err, "the key is on the master")
-	require.Equal(t, r.Token, v, "the key holds the token the driver reported")
+	require.Equal(t, int64(1), s.master.Exists(ctx, k).Val(), "the lock is the key on the master")
+	v := s.value(ctx, k)
 	pttl, err := s.master.PTTL(ctx, k).Result()
 	require.NoError(t, err)
 	require.True(t, pttl > 0 && pttl <= ttl, "the key expires within the TTL, not %v", pttl)
@@ -192,7 +193,7 @@ func (s *suite) acquireRelease(t *testing.T) {
 	require.Equal(t, client.OutcomeFail, r.Outcome, "an acquire without a lease")
 	require.False(t, r.Refused, "a bad request is no refusal")
 	require.Equal(t, client.OutcomeFail, call(t, a, release("p0.99")).Outcome, "a lease the driver does not know")
-	require.Equal(t, v, s.master.Get(ctx, k).Val(), "neither touched the lock")
+	require.Equal(t, v, s.value(ctx, k), "neither touched the lock")
 
 	r = call(t, a, release("p0.1"))
 	require.Equal(t, client.OutcomeOK, r.Outcome, r.Error)
@@ -201,11 +202,11 @@ func (s *suite) acquireRelease(t *testing.T) {
 
 	r = call(t, b, acquire(k, "p1.2"))
 	require.Equal(t, client.OutcomeOK, r.Outcome, "free again after the release: %s", r.Error)
-	require.Equal(t, r.Token, s.master.Get(ctx, k).Val())
+	require.Equal(t, int64(1), s.master.Exists(ctx, k).Val())
 	require.Equal(t, client.OutcomeOK, call(t, b, release("p1.2")).Outcome)
 }
 
-func (s *suite) resource(t *testing.T) {
+func (s *suite) resource(t T) {
 	ctx := context.Background()
 	p := s.opened(t, 5*time.Second)
 	reg, other := key(t), key(t)+":absent"
@@ -234,7 +235,7 @@ func (s *suite) resource(t *testing.T) {
 	require.Zero(t, s.master.Exists(ctx, reg).Val(), "and not on the lock's")
 }
 
-func (s *suite) unknownOp(t *testing.T) {
+func (s *suite) unknownOp(t T) {
 	p := s.opened(t, 5*time.Second)
 	r := call(t, p, client.Request{Op: "frobnicate"})
 	require.Equal(t, client.OutcomeFail, r.Outcome)
@@ -245,7 +246,7 @@ func (s *suite) unknownOp(t *testing.T) {
 }
 
 // A request may carry a point to stop at; a lock without points goes on.
-func (s *suite) armIgnored(t *testing.T) {
+func (s *suite) armIgnored(t T) {
 	p := s.opened(t, 5*time.Second)
 	p.Arm("after-get")
 	r := call(t, p, acquire(key(t), "p0.1"))
@@ -255,7 +256,7 @@ func (s *suite) armIgnored(t *testing.T) {
 
 // A lease the holder never releases expires by itself after the TTL, and
 // not before; the holder's release then fails and leaves the new holder be.
-func (s *suite) expiry(t *testing.T) {
+func (s *suite) expiry(t T) {
 	const ttl = 300 * time.Millisecond
 	holder, other := s.opened(t, ttl), s.opened(t, 5*time.Second)
 	k := key(t)
@@ -284,14 +285,14 @@ func (s *suite) expiry(t *testing.T) {
 	require.NoError(t, failure)
 	require.GreaterOrEqual(t, after, (ttl - 10*time.Millisecond).Nanoseconds(), "taken over before the TTL ran out")
 
-	token := s.master.Get(context.Background(), k).Val()
+	held := s.value(context.Background(), k)
 	require.Equal(t, client.OutcomeFail, call(t, holder, release("p0.1")).Outcome, "no longer the holder's")
-	require.Equal(t, token, s.master.Get(context.Background(), k).Val(), "the release checked the owner")
+	require.Equal(t, held, s.value(context.Background(), k), "the release checked the owner")
 }
 
 // A pause is a SIGSTOP of the process the hello named: it answers nothing
 // until it is continued, and then answers.
-func (s *suite) pause(t *testing.T) {
+func (s *suite) pause(t T) {
 	p := s.opened(t, 5*time.Second)
 	require.NoError(t, p.Pause())
 	require.Equal(t, "T", p.State())
@@ -319,12 +320,12 @@ func (s *suite) pause(t *testing.T) {
 // Nodes that refuse connections make requests fail (not refused: the key
 // was never seen); nodes that never answer make them info, within the
 // call timeout and not before it. open itself needs no node.
-func (s *suite) unreachable(t *testing.T) {
+func (s *suite) unreachable(t T) {
 	endpoints := func(addr string) cluster.Endpoints {
 		return cluster.Endpoints{Topology: cluster.Independent, Masters: []string{"redis-1:6379"}, Resource: "resource:6379",
 			Addresses: map[string]string{"redis-1:6379": addr, "resource:6379": addr}}
 	}
-	t.Run("connection refused", func(t *testing.T) {
+	t.Run("connection refused", func(t T) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		require.NoError(t, err)
 		addr := ln.Addr().String()
@@ -333,7 +334,7 @@ func (s *suite) unreachable(t *testing.T) {
 		// Well above the ~400ms go-redis spends redialling (5 attempts,
 		// 100ms apart) before it reports a refusal: with less, the Go
 		// driver's call times out first, and it answers info.
-		r := call(t, p, openRequest(time.Second, 2*time.Second, endpoints(addr)))
+		r := call(t, p, openRequest(s.lock, time.Second, 2*time.Second, endpoints(addr)))
 		require.Equal(t, client.OutcomeOK, r.Outcome, "open needs no node: %s", r.Error)
 		r = call(t, p, acquire(key(t), "p0.1"))
 		require.Equal(t, client.OutcomeFail, r.Outcome, "never sent: %s", r.Error)
@@ -342,11 +343,11 @@ func (s *suite) unreachable(t *testing.T) {
 		r = call(t, p, resource("PING"))
 		require.Equal(t, client.OutcomeFail, r.Outcome, "never sent: %s", r.Error)
 	})
-	t.Run("no answer", func(t *testing.T) {
+	t.Run("no answer", func(t T) {
 		const timeout = time.Second
 		hole := newBlackhole(t)
 		p := s.start(t)
-		r := call(t, p, openRequest(time.Second, timeout, endpoints(hole.addr())))
+		r := call(t, p, openRequest(s.lock, time.Second, timeout, endpoints(hole.addr())))
 		require.Equal(t, client.OutcomeOK, r.Outcome, r.Error)
 		res, lock := key(t)+":resource", key(t)+":lock"
 		for k, req := range map[string]client.Request{res: resource("SET", res, 1), lock: acquire(lock, "p0.1")} {
@@ -366,7 +367,7 @@ func (s *suite) unreachable(t *testing.T) {
 
 // A line that is not a request ends the driver with status 2, after an
 // error event.
-func (s *suite) malformed(t *testing.T) {
+func (s *suite) malformed(t T) {
 	for name, line := range map[string]string{
 		"not json":    `{this is not json`,
 		"not object":  `[1,2,3]`,
@@ -374,7 +375,7 @@ func (s *suite) malformed(t *testing.T) {
 		"string id":   `{"id":"1","op":"open"}`,
 		"two objects": `{"id":1,"op":"frobnicate"} {"id":2,"op":"frobnicate"}`,
 	} {
-		t.Run(name, func(t *testing.T) {
+		t.Run(name, func(t T) {
 			d := s.startRaw(t)
 			d.write(t, []byte(line))
 			var ev client.Event
@@ -391,12 +392,12 @@ func (s *suite) malformed(t *testing.T) {
 
 // At the end of its input the driver exits 0, promptly, and releases
 // nothing.
-func (s *suite) endOfInput(t *testing.T) {
+func (s *suite) endOfInput(t T) {
 	// The grace the workloads give a driver to exit before they kill it.
 	const grace = 2 * time.Second
 	d := s.startRaw(t)
 	k := key(t)
-	r := d.call(t, openRequest(5*time.Second, time.Second, s.e))
+	r := d.call(t, openRequest(s.lock, 5*time.Second, time.Second, s.e))
 	require.Equal(t, client.OutcomeOK, r.Outcome, r.Error)
 	r = d.call(t, acquire(k, "p0.1"))
 	require.Equal(t, client.OutcomeOK, r.Outcome, r.Error)
@@ -405,7 +406,7 @@ func (s *suite) endOfInput(t *testing.T) {
 	d.eof(t)
 	require.Equal(t, 0, d.exitCode(t))
 	require.Less(t, time.Since(closed), grace, "the driver took its time to exit")
-	require.Equal(t, r.Token, s.master.Get(context.Background(), k).Val(), "the lease was left as it was")
+	require.Equal(t, int64(1), s.master.Exists(context.Background(), k).Val(), "the lease was left as it was")
 }
 
 // rawDriver is a driver started without Process, which only ever writes
@@ -418,7 +419,7 @@ type rawDriver struct {
 	nextID int64
 }
 
-func (s *suite) startRaw(t *testing.T) *rawDriver {
+func (s *suite) startRaw(t T) *rawDriver {
 	t.Helper()
 	cmd := exec.Command(s.cmd.Path, s.cmd.Args...)
 	cmd.Env = append(os.Environ(), s.cmd.Env...)
@@ -455,26 +456,26 @@ func (s *suite) startRaw(t *testing.T) *rawDriver {
 	return d
 }
 
-func (d *rawDriver) write(t *testing.T, line []byte) {
+func (d *rawDriver) write(t T, line []byte) {
 	t.Helper()
 	_, err := d.stdin.Write(append(line, '\n'))
 	require.NoError(t, err)
 }
 
 // next is the driver's next output line.
-func (d *rawDriver) next(t *testing.T) []byte {
+func (d *rawDriver) next(t T) []byte {
 	t.Helper()
 	select {
 	case line, ok := <-d.lines:
 		require.True(t, ok, "the driver's output ended")
 		return line
 	case <-time.After(10 * time.Second):
-		t.Fatal("no line from the driver in 10s")
+		t.Fatalf("no line from the driver in 10s")
 		return nil
 	}
 }
 
-func (d *rawDriver) call(t *testing.T, req client.Request) client.Reply {
+func (d *rawDriver) call(t T, req client.Request) client.Reply {
 	t.Helper()
 	req.ID = d.nextID
 	d.nextID++
@@ -489,23 +490,23 @@ func (d *rawDriver) call(t *testing.T, req client.Request) client.Reply {
 }
 
 // eof checks that the driver writes nothing more.
-func (d *rawDriver) eof(t *testing.T) {
+func (d *rawDriver) eof(t T) {
 	t.Helper()
 	select {
 	case line, ok := <-d.lines:
 		require.False(t, ok, "more output: %s", line)
 	case <-time.After(10 * time.Second):
-		t.Fatal("the driver's output did not end in 10s")
+		t.Fatalf("the driver's output did not end in 10s")
 	}
 }
 
-func (d *rawDriver) exitCode(t *testing.T) int {
+func (d *rawDriver) exitCode(t T) int {
 	t.Helper()
 	select {
 	case <-d.exited:
 		return d.cmd.ProcessState.ExitCode()
 	case <-time.After(10 * time.Second):
-		t.Fatal("the driver did not exit in 10s")
+		t.Fatalf("the driver did not exit in 10s")
 		return -1
 	}
 }
@@ -519,7 +520,7 @@ type blackhole struct {
 	conns []net.Conn
 }
 
-func newBlackhole(t *testing.T) *blackhole {
+func newBlackhole(t T) *blackhole {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	h := &blackhole{ln: ln}
