@@ -61,4 +61,3 @@ func TestConformance(t *testing.T) {
 		require.True(t, rec.Failed())
 	})
 }
-
