@@ -37,6 +37,7 @@ func (t testingT) Run(name string, f func(T)) bool {
 // Recorder runs the suite outside go test and keeps every step's outcome.
 type Recorder struct {
 	name    string
+	step    string // the step's path of names, as the report shows it
 	mu      sync.Mutex
 	failed  bool
 	errs    []string
@@ -63,7 +64,32 @@ func (r *Recorder) Errorf(format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.failed = true
-	r.errs = append(r.errs, strings.TrimSpace(fmt.Sprintf(format, args...)))
+	r.errs = append(r.errs, readable(fmt.Sprintf(format, args...)))
+}
+
+// readable keeps what a driver's author needs of a testify failure (what
+// was expected, what came, the rule's words), without the Go stack trace
+// and test name.
+func readable(msg string) string {
+	var keep []string
+	trace := false
+	for _, l := range strings.Split(msg, "\n") {
+		field := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(field, "Error Trace:"):
+			trace = true
+			continue
+		case strings.HasPrefix(field, "Test:"):
+			trace = false
+			continue
+		case strings.HasPrefix(field, "Error:"), strings.HasPrefix(field, "Messages:"):
+			trace = false
+		}
+		if !trace && field != "" {
+			keep = append(keep, strings.Join(strings.Fields(l), " "))
+		}
+	}
+	return strings.Join(keep, "\n")
 }
 
 // FailNow ends the step's goroutine, as testing.T's does.
@@ -103,9 +129,12 @@ func (r *Recorder) Logf(format string, args ...any) {
 // Run runs f on a goroutine of its own (FailNow ends it), then its
 // cleanups, last first, and records the step.
 func (r *Recorder) Run(name string, f func(T)) bool {
-	sub := &Recorder{name: r.name + "/" + strings.ReplaceAll(name, " ", "_"), Steps: r.Steps}
+	sub := &Recorder{name: r.name + "/" + strings.ReplaceAll(name, " ", "_"), step: name, Steps: r.Steps}
+	if r.step != "" {
+		sub.step = r.step + "/" + name
+	}
 	at := len(*r.Steps)
-	*r.Steps = append(*r.Steps, Step{Name: strings.TrimPrefix(sub.name, rootOf(r.name)+"/")})
+	*r.Steps = append(*r.Steps, Step{Name: sub.step})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -135,9 +164,4 @@ func (r *Recorder) Finish() {
 		}()
 		<-done
 	}
-}
-
-func rootOf(name string) string {
-	root, _, _ := strings.Cut(name, "/")
-	return root
 }

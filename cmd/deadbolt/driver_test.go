@@ -110,3 +110,34 @@ func TestARunWithAPythonDriver(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(md), "(driver: "+py+")")
 }
+
+// deadbolt conformance tells a driver's author which rule failed: the
+// minimal Python driver passes every rule; launched through a shell that
+// forks it, it fails the hello rule, by name, with what was wrong.
+func TestConformanceCommand(t *testing.T) {
+	py := pythonDriver(t)
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"conformance"}, "needs --driver"},
+		{[]string{"conformance", "--driver", py, "--lock", "redlock"}, `unknown lock "redlock"`},
+		{[]string{"conformance", "--driver", "false"}, "did not say hello"},
+	} {
+		code, _, stderr := deadbolt(t, tc.args...)
+		require.Equal(t, exitBadInput, code, "%v: %s", tc.args, stderr)
+		require.Contains(t, stderr, tc.msg)
+	}
+	clustertest.RequireDocker(t)
+	code, out, stderr := deadbolt(t, "conformance", "--driver", py)
+	require.Equal(t, exitOK, code, "%s\n%s", out, stderr)
+	require.Contains(t, out, "ok   hello\n")
+	require.Contains(t, out, "every one of")
+
+	code, out, stderr = deadbolt(t, "conformance", "--driver", "/bin/sh -c '"+py+"; true'")
+	require.Equal(t, exitContradicts, code, "%s\n%s", out, stderr)
+	require.Contains(t, out, "FAIL hello\n")
+	require.Contains(t, out, "the hello names the process the harness started")
+	require.Contains(t, out, "ok   resource replies\n", "the other rules still run")
+	require.NotContains(t, out, "Error Trace", "no Go stack for a driver's author")
+}

@@ -59,6 +59,7 @@ const usage = `usage:
   deadbolt faults                    the fault catalogue: every fault with its default target
   deadbolt run NAME [flags]          run one scenario
   deadbolt scenario [NAME...] [flags] run a suite (default: the CI suite) and compare
+  deadbolt conformance --driver CMD [--lock NAME]  check a driver against docs/driver-protocol.md
   deadbolt check RUN_DIR             re-check a stored history
   deadbolt report RUN_DIR            re-render a stored run's report.md, report.html and the store's index.html
   deadbolt client                    a lock user process, started by the harness (docs/driver-protocol.md)
@@ -127,6 +128,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdScenario(ctx, args[1:], stdout, stderr)
 	case "check":
 		return cmdCheck(ctx, args[1:], stdout)
+	case "conformance":
+		return cmdConformance(ctx, args[1:], stdout)
 	case "report":
 		return cmdReport(args[1:], stdout)
 	case "client":
