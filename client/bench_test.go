@@ -60,12 +60,11 @@ func BenchmarkProtocolCycle(b *testing.B) {
 }
 
 func inProcessCycle(b *testing.B, c *cluster.Cluster) func() {
-	clients := c.Clients(cluster.DefaultClientOptions())
-	b.Cleanup(func() { clients[0].Close() })
-	l, err := locks.New("simple", clients, locks.Options{TTL: 10 * time.Second})
+	l, err := locks.New("simple", c.Endpoints(), locks.Options{TTL: 10 * time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(func() { locks.Close(l) })
 	ctx := context.Background()
 	return func() {
 		lease, err := l.Acquire(ctx, "bench:in-process")

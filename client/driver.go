@@ -17,7 +17,6 @@ import (
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sys/unix"
 
-	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/locks"
 	_ "github.com/deadbolt-lab/deadbolt/locks/all" // every lock by name
@@ -71,7 +70,6 @@ type driver struct {
 	log io.Writer
 
 	lock     locks.Lock
-	clients  []*redis.Client
 	resource *redis.Client
 	timeout  time.Duration
 
@@ -144,7 +142,7 @@ func (d *driver) open(req Request) Reply {
 	if err := locks.Lookup(req.Lock); err != nil {
 		return fail("%v", err)
 	}
-	if err := addressed(req.Endpoints); err != nil {
+	if err := req.Endpoints.Check(); err != nil {
 		return fail("%v", err)
 	}
 	o := locks.Options{TTL: time.Duration(req.TTLMS) * time.Millisecond, Events: d, At: d.at}
@@ -153,58 +151,30 @@ func (d *driver) open(req Request) Reply {
 		o.Retries = lo.Retries
 		o.RetryDelay = time.Duration(lo.RetryDelayMS) * time.Millisecond
 		o.Wait = time.Duration(lo.WaitMS) * time.Millisecond
-	}
-	// go-redis bounds each read and write by the shorter of its own timeout
-	// and the call's context: a lock timeout above the defaults would be cut
-	// short by them.
-	co := cluster.DefaultClientOptions()
-	if lo := req.Options; lo != nil {
 		switch lo.Sentinel {
 		case "", SentinelSwitch:
 		case SentinelReconnect:
-			co.SentinelOnDial = true
+			o.Conn.SentinelOnDial = true
 		default:
 			return fail("unknown sentinel mode %q (known: %s, %s)", lo.Sentinel, SentinelSwitch, SentinelReconnect)
 		}
 	}
-	timeout := o.WithDefaults().Timeout
-	co.ReadTimeout, co.WriteTimeout = max(co.ReadTimeout, timeout), max(co.WriteTimeout, timeout)
-	co.DialTimeout = max(co.DialTimeout, timeout)
-	clients, err := req.Endpoints.Clients(co)
+	// The lock opens its own connections over the endpoints; the resource
+	// client gets the same settings (timeouts raised to the lock's).
+	o = o.WithDefaults()
+	l, err := locks.New(req.Lock, *req.Endpoints, o)
 	if err != nil {
 		return fail("%v", err)
 	}
-	l, err := locks.New(req.Lock, clients, o)
-	if err != nil {
-		for _, c := range clients {
-			c.Close()
-		}
-		return fail("%v", err)
-	}
-	d.lock, d.clients, d.timeout = l, clients, timeout
 	if req.Endpoints.Resource != "" {
-		if d.resource, err = req.Endpoints.ResourceClient(co); err != nil {
+		if d.resource, err = req.Endpoints.ResourceClient(o.Conn); err != nil {
+			locks.Close(l)
 			return fail("%v", err)
 		}
 	}
-	d.logf("opened %s over %d master group(s), ttl %dms", req.Lock, len(clients), req.TTLMS)
+	d.lock, d.timeout = l, o.Timeout
+	d.logf("opened %s over %d master group(s), ttl %dms", req.Lock, req.Endpoints.Groups(), req.TTLMS)
 	return Reply{Outcome: OutcomeOK}
-}
-
-// addressed checks that every node the endpoints name has a published
-// address: without one it could never be reached, and each request would
-// end in an error that looks like an outage.
-func addressed(e *cluster.Endpoints) error {
-	nodes := append(append([]string{}, e.Masters...), e.Sentinels...)
-	if e.Resource != "" {
-		nodes = append(nodes, e.Resource)
-	}
-	for _, n := range nodes {
-		if _, ok := e.Addresses[n]; !ok {
-			return fmt.Errorf("bad endpoints: node %s has no entry in addresses", n)
-		}
-	}
-	return nil
 }
 
 func (d *driver) acquire(req Request) Reply {
@@ -401,8 +371,8 @@ func (d *driver) idOf(l *locks.Lease) string {
 }
 
 func (d *driver) close() {
-	for _, c := range d.clients {
-		c.Close()
+	if d.lock != nil {
+		locks.Close(d.lock)
 	}
 	if d.resource != nil {
 		d.resource.Close()

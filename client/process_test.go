@@ -18,6 +18,7 @@ import (
 	"github.com/deadbolt-lab/deadbolt/client/clienttest"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 )
 
 const envHarness = "DEADBOLT_TEST_HARNESS"
@@ -128,7 +129,7 @@ func TestDriverSaysHelloAndRejectsBadRequests(t *testing.T) {
 	r := call(t, p, client.Request{Op: client.OpAcquire, Key: "k", Lease: "p0.1"})
 	require.Equal(t, client.OutcomeFail, r.Outcome)
 	require.Contains(t, r.Error, "first request must be open")
-	r = call(t, p, client.Request{Op: client.OpOpen, Lock: "nope", TTLMS: 1000, Endpoints: &cluster.Endpoints{}})
+	r = call(t, p, client.Request{Op: client.OpOpen, Lock: "nope", TTLMS: 1000, Endpoints: &endpoints.Endpoints{}})
 	require.Equal(t, client.OutcomeFail, r.Outcome)
 	require.Contains(t, r.Error, `unknown lock "nope"`)
 	r = call(t, p, client.Request{Op: "frobnicate"})

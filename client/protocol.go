@@ -6,7 +6,7 @@
 package client
 
 import (
-	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
 )
 
@@ -49,10 +49,10 @@ type Request struct {
 	Arm string `json:"arm,omitempty"`
 
 	// open
-	Lock      string             `json:"lock,omitempty"`
-	TTLMS     int64              `json:"ttl_ms,omitempty"`
-	Options   *LockOptions       `json:"options,omitempty"`
-	Endpoints *cluster.Endpoints `json:"endpoints,omitempty"`
+	Lock      string               `json:"lock,omitempty"`
+	TTLMS     int64                `json:"ttl_ms,omitempty"`
+	Options   *LockOptions         `json:"options,omitempty"`
+	Endpoints *endpoints.Endpoints `json:"endpoints,omitempty"`
 
 	// acquire and release
 	Key   string `json:"key,omitempty"`

@@ -27,12 +27,14 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
+
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 )
 
-// Topology names.
+// Topology names, as Endpoints carry them.
 const (
-	Sentinel    = "sentinel"
-	Independent = "independent"
+	Sentinel    = endpoints.Sentinel
+	Independent = endpoints.Independent
 )
 
 // MasterName is the Sentinel master group of the sentinel topology.
@@ -115,7 +117,7 @@ type Cluster struct {
 	Nodes []*Node
 
 	d         *docker
-	book      addressBook
+	dialer    endpoints.Dialer
 	nodesNet  string
 	hosts     *hosts
 	clientNet string
@@ -230,7 +232,7 @@ func (c *Cluster) startNode(ctx context.Context, name string, role Role, port in
 			return nil, err
 		}
 		n := &Node{Name: name, Role: role, Port: port, HostPort: hostPort, cl: c}
-		c.book.set(n.Logical(), n.Addr())
+		c.dialer.Set(n.Logical(), n.Addr())
 		cport := network.MustParsePort(fmt.Sprintf("%d/tcp", port))
 		req := testcontainers.ContainerRequest{
 			Env:          env,
@@ -316,7 +318,7 @@ func (c *Cluster) ByRole(r Role) []*Node {
 
 // Clients opens one go-redis client per master group (see
 // Endpoints.Clients). The caller closes them.
-func (c *Cluster) Clients(o ClientOptions) []*redis.Client {
+func (c *Cluster) Clients(o endpoints.ClientOptions) []*redis.Client {
 	clients, err := c.Endpoints().Clients(o)
 	if err != nil {
 		panic("cluster: a started cluster has no lock endpoints: " + err.Error())

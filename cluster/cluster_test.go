@@ -9,6 +9,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 )
 
 func TestIsolatePrimaryCausesSentinelFailover(t *testing.T) {
@@ -20,7 +21,7 @@ func TestIsolatePrimaryCausesSentinelFailover(t *testing.T) {
 	require.Equal(t, "redis-1", old.Name)
 
 	// A write through the failover client lands on the current master.
-	rdb := c.Clients(cluster.DefaultClientOptions())[0]
+	rdb := c.Clients(endpoints.DefaultClientOptions())[0]
 	defer rdb.Close()
 	require.NoError(t, rdb.Set(ctx, "k", "before", 0).Err())
 
@@ -92,7 +93,7 @@ func TestContextDeadlineBoundsACallToAStalledNode(t *testing.T) {
 	// fails when go-redis ignores the context.
 	require.NoError(t, admin.Do(ctx, "CLIENT", "PAUSE", "20000", "ALL").Err())
 
-	o := cluster.DefaultClientOptions()
+	o := endpoints.DefaultClientOptions()
 	o.ReadTimeout = 20 * time.Second
 	rdb := c.Clients(o)[0]
 	defer rdb.Close()

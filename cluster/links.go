@@ -9,6 +9,8 @@ import (
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/rs/zerolog"
+
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 )
 
 // links puts one toxiproxy proxy, inside the harness's own process, between
@@ -78,7 +80,7 @@ func faultable(n *Node) bool { return n.Role == RoleRedis || n.Role == RoleSenti
 
 // EndpointsFor is how client slot client reaches the nodes: through its own
 // links when the cluster has link faults, else as Endpoints.
-func (c *Cluster) EndpointsFor(client int) (Endpoints, error) {
+func (c *Cluster) EndpointsFor(client int) (endpoints.Endpoints, error) {
 	e := c.Endpoints()
 	if c.links == nil {
 		return e, nil
@@ -89,7 +91,7 @@ func (c *Cluster) EndpointsFor(client int) (Endpoints, error) {
 		}
 		p, err := c.links.proxy(client, n)
 		if err != nil {
-			return Endpoints{}, err
+			return endpoints.Endpoints{}, err
 		}
 		e.Addresses[n.Logical()] = p.Listen
 	}

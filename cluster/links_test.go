@@ -9,6 +9,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 )
 
 // Link faults hit one client's view of one node: client 0's replies from
@@ -23,7 +24,7 @@ func TestLinkFaultsHitOneClientAndOneNode(t *testing.T) {
 		require.NoError(t, err)
 		require.NotEqual(t, c.Endpoints().Addresses["redis-1:6379"], e.Addresses["redis-1:6379"], "slot %d dials a proxy", slot)
 		clients[slot] = []string{e.Addresses["redis-1:6379"], e.Addresses["redis-2:6379"]}
-		o := cluster.DefaultClientOptions()
+		o := endpoints.DefaultClientOptions()
 		o.ReadTimeout = 3 * time.Second // longer than the delay: a late reply, not a timeout
 		rdbs, err := e.Clients(o)
 		require.NoError(t, err)

@@ -13,6 +13,8 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/redis/go-redis/v9"
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 )
 
 // Role is what a node runs.
@@ -52,10 +54,7 @@ func (n *Node) Addr() string { return "127.0.0.1:" + strconv.Itoa(n.HostPort) }
 
 // Client is a direct connection to this node, with the cluster's timeouts.
 func (n *Node) Client() *redis.Client {
-	o := DefaultClientOptions().redis()
-	o.Addr = n.Logical()
-	o.Dialer = n.cl.book.dial
-	return redis.NewClient(o)
+	return n.cl.dialer.Client(n.Logical(), endpoints.DefaultClientOptions())
 }
 
 // Kill sends SIGKILL: the process dies without saving or closing connections.

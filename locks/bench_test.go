@@ -142,16 +142,11 @@ func benchLock(b *testing.B, sets *benchSets, name, set string) {
 		if err != nil {
 			b.Fatalf("start %s: %v", set, err)
 		}
-		clients := c.Clients(cluster.DefaultClientOptions())
-		defer func() {
-			for _, rdb := range clients {
-				rdb.Close()
-			}
-		}()
-		l, err := locks.New(name, clients, locks.Options{TTL: 10 * time.Second})
+		l, err := locks.New(name, c.Endpoints(), locks.Options{TTL: 10 * time.Second})
 		if err != nil {
 			b.Fatal(err)
 		}
+		defer locks.Close(l)
 		ctx := context.Background()
 		key := "bench:" + benchLabel(name, set)
 		cycle := func() {

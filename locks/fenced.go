@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 )
 
 func init() {
@@ -27,8 +27,8 @@ const FenceSuffix = ":fence"
 type Fenced struct{ Simple }
 
 // NewFenced builds a fenced lock over a single master group.
-func NewFenced(clients []*redis.Client, o Options) (Lock, error) {
-	rdb, err := oneClient("fenced", clients)
+func NewFenced(e endpoints.Endpoints, o Options) (Lock, error) {
+	rdb, err := OneClient("fenced", e, o)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +36,7 @@ func NewFenced(clients []*redis.Client, o Options) (Lock, error) {
 }
 
 func (f *Fenced) Acquire(ctx context.Context, key string) (*Lease, error) {
-	return f.o.retry(ctx, func() (*Lease, error) { return f.try(ctx, key) })
+	return f.o.Retry(ctx, func() (*Lease, error) { return f.try(ctx, key) })
 }
 
 func (f *Fenced) try(ctx context.Context, key string) (*Lease, error) {

@@ -1,6 +1,8 @@
 // Package locks holds every lock algorithm deadbolt tests, behind one
-// interface and selected by name. A lock needs only go-redis clients: one per
-// master group it talks to.
+// interface and selected by name. A lock is built by its Factory from the
+// connection targets (endpoints.Endpoints) and opens its own connections,
+// with whatever client library it is written for; the built-in ones use
+// go-redis clients, one per master group (Options.Clients).
 package locks
 
 import (
@@ -9,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	mrand "math/rand/v2"
 	"net"
 	"sort"
@@ -16,6 +19,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 )
 
 // Lease is what a successful acquire returns.
@@ -90,6 +95,11 @@ type Options struct {
 	// a harness can stop or crash a client exactly there. A non-nil error
 	// aborts the call there, as a crash would; its outcome is unknown.
 	At func(ctx context.Context, point, key string) error
+	// Conn is how the lock's connections are set up (timeouts, pool, how a
+	// Sentinel group's master is found); WithDefaults raises its timeouts
+	// to at least Timeout. A lock on another client library maps what it
+	// can and refuses what it cannot (its factory returns an error).
+	Conn endpoints.ClientOptions
 }
 
 // Point calls o.At, if set, at a named point.
@@ -127,6 +137,7 @@ func (o Options) WithDefaults() Options {
 	if o.RetryDelay == 0 {
 		o.RetryDelay = 50 * time.Millisecond
 	}
+	o.Conn = o.Conn.WithDefaults(o.Timeout)
 	return o
 }
 
@@ -141,10 +152,10 @@ func (o Options) deadline(start time.Time) time.Time { return start.Add(o.TTL - 
 // (broken variants, adapters).
 func (o Options) Deadline(start time.Time) time.Time { return o.deadline(start) }
 
-// retry runs try until it takes the lock, fails for another reason than a
+// Retry runs try until it takes the lock, fails for another reason than a
 // refusal, or both the Retries and the Wait are spent, sleeping a random
 // delay up to RetryDelay after each refusal.
-func (o Options) retry(ctx context.Context, try func() (*Lease, error)) (*Lease, error) {
+func (o Options) Retry(ctx context.Context, try func() (*Lease, error)) (*Lease, error) {
 	giveUp := time.Now().Add(o.Wait)
 	for attempt := 0; ; attempt++ {
 		l, err := try()
@@ -158,8 +169,15 @@ func (o Options) retry(ctx context.Context, try func() (*Lease, error)) (*Lease,
 	}
 }
 
-// Factory builds a lock over one client per master group.
-type Factory func(clients []*redis.Client, o Options) (Lock, error)
+// Factory builds a lock over the connection targets e with the options o
+// (defaults filled). The lock opens its own connections, with any client
+// library: go-redis through Options.Clients, any other through e.Dialer.
+// A factory must do no I/O: it checks that it can run over e (how many
+// master groups, which topology) and connects when a call first needs a
+// node, because Fits and Declare build locks over endpoints that are never
+// dialled, and a client process opens its lock while nodes may be down. A
+// lock that opened connections implements io.Closer (see Close).
+type Factory func(e endpoints.Endpoints, o Options) (Lock, error)
 
 type entry struct {
 	name, summary string
@@ -224,24 +242,63 @@ func Lookup(name string) error {
 }
 
 // Fits checks, without connecting, that the named lock can run over this
-// many master groups. Factories check their clients' count and do no I/O,
-// so building the lock over clients that are never dialled tells.
+// many master groups. Factories check their endpoints and do no I/O, so
+// building the lock over endpoints that are never dialled tells.
 func Fits(name string, groups int) error {
-	clients := make([]*redis.Client, groups)
-	for i := range clients {
-		clients[i] = redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
-		defer clients[i].Close()
+	l, err := New(name, endpoints.Unreachable(groups), Options{})
+	if err != nil {
+		if NotSent(err) {
+			return fmt.Errorf("lock %s dialled while it was built (a factory must do no I/O: connect when a call first needs a node): %w", name, err)
+		}
+		return err
 	}
-	_, err := New(name, clients, Options{})
-	return err
+	return Close(l)
 }
 
-// New builds the named lock.
-func New(name string, clients []*redis.Client, o Options) (Lock, error) {
+// New builds the named lock over e.
+func New(name string, e endpoints.Endpoints, o Options) (Lock, error) {
 	if err := Lookup(name); err != nil {
 		return nil, err
 	}
-	return registry[name].f(clients, o.WithDefaults())
+	return registry[name].f(e, o.WithDefaults())
+}
+
+// Close closes what l opened (its connections), if it implements
+// io.Closer: a lock opens its own connections, so whoever built it closes it.
+func Close(l Lock) error {
+	if c, ok := l.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// Clients opens the go-redis clients of a lock over e, one per master
+// group, with o.Conn (see endpoints.Endpoints.Clients). Nothing is dialled
+// before the first command; the lock closes them.
+func (o Options) Clients(e endpoints.Endpoints) ([]*redis.Client, error) {
+	return e.Clients(o.WithDefaults().Conn)
+}
+
+// OneClient is the go-redis client of a lock that runs over a single
+// master group, or an error naming the lock when e has another count.
+func OneClient(name string, e endpoints.Endpoints, o Options) (*redis.Client, error) {
+	if n := e.Groups(); n != 1 {
+		return nil, fmt.Errorf("lock %s needs one master group, the topology has %d", name, n)
+	}
+	clients, err := o.Clients(e)
+	if err != nil {
+		return nil, err
+	}
+	return clients[0], nil
+}
+
+// closeAll closes go-redis clients, for the locks' Close methods.
+func closeAll(clients ...*redis.Client) error {
+	var errs []error
+	for _, c := range clients {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // Names lists the registered locks, sorted.
@@ -268,13 +325,6 @@ func newToken() string {
 func NotSent(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
-}
-
-func oneClient(name string, clients []*redis.Client) (*redis.Client, error) {
-	if len(clients) != 1 {
-		return nil, fmt.Errorf("lock %s needs one master group, the topology has %d", name, len(clients))
-	}
-	return clients[0], nil
 }
 
 // Refused reports an acquire that failed because the key was taken, as

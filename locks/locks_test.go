@@ -11,6 +11,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
 )
 
@@ -131,9 +132,9 @@ func TestRedlockTimeoutsAreNoRefusal(t *testing.T) {
 }
 
 func TestBadLockSelection(t *testing.T) {
-	_, err := locks.New("no-such-lock", nil, locks.Options{})
+	_, err := locks.New("no-such-lock", endpoints.Unreachable(1), locks.Options{})
 	require.ErrorContains(t, err, `unknown lock "no-such-lock"`)
-	_, err = locks.New("simple", []*redis.Client{nil, nil}, locks.Options{})
+	_, err = locks.New("simple", endpoints.Unreachable(2), locks.Options{})
 	require.ErrorContains(t, err, "needs one master group")
 	require.False(t, locks.Failed(errors.New("i/o timeout")))
 }

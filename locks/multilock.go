@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 )
 
 func init() {
@@ -22,16 +24,23 @@ type MultiLock struct {
 }
 
 // NewMultiLock builds a MultiLock over one client per independent master.
-func NewMultiLock(clients []*redis.Client, o Options) (Lock, error) {
-	if len(clients) < 1 {
+func NewMultiLock(e endpoints.Endpoints, o Options) (Lock, error) {
+	if e.Groups() < 1 {
 		return nil, fmt.Errorf("lock multilock needs at least one master")
+	}
+	clients, err := o.Clients(e)
+	if err != nil {
+		return nil, err
 	}
 	return &MultiLock{nodes: clients, o: o.WithDefaults()}, nil
 }
 
+// Close closes the lock's connections.
+func (m *MultiLock) Close() error { return closeAll(m.nodes...) }
+
 // Acquire tries up to 1+Retries times, and keeps trying while Wait lasts.
 func (m *MultiLock) Acquire(ctx context.Context, key string) (*Lease, error) {
-	return m.o.retry(ctx, func() (*Lease, error) { return m.try(ctx, key) })
+	return m.o.Retry(ctx, func() (*Lease, error) { return m.try(ctx, key) })
 }
 
 func (m *MultiLock) try(ctx context.Context, key string) (*Lease, error) {

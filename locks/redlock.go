@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 )
 
 func init() {
@@ -24,17 +26,24 @@ type Redlock struct {
 }
 
 // NewRedlock builds RedLock over one client per independent master.
-func NewRedlock(clients []*redis.Client, o Options) (Lock, error) {
-	if len(clients) < 1 {
+func NewRedlock(e endpoints.Endpoints, o Options) (Lock, error) {
+	if e.Groups() < 1 {
 		return nil, fmt.Errorf("lock redlock needs at least one master")
 	}
 	o = o.WithDefaults()
+	clients, err := o.Clients(e)
+	if err != nil {
+		return nil, err
+	}
 	nt := min(o.TTL/20, o.Timeout)
 	return &Redlock{nodes: clients, quorum: len(clients)/2 + 1, o: o, nodeTimeout: nt}, nil
 }
 
+// Close closes the lock's connections.
+func (r *Redlock) Close() error { return closeAll(r.nodes...) }
+
 func (r *Redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
-	return r.o.retry(ctx, func() (*Lease, error) { return r.try(ctx, key) })
+	return r.o.Retry(ctx, func() (*Lease, error) { return r.try(ctx, key) })
 }
 
 func (r *Redlock) try(ctx context.Context, key string) (*Lease, error) {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 )
 
 func init() {
@@ -91,8 +93,8 @@ type hashLock struct {
 }
 
 func newHashFactory(kind *hashKind, watchdog bool) Factory {
-	return func(clients []*redis.Client, o Options) (Lock, error) {
-		rdb, err := oneClient(kind.name, clients)
+	return func(e endpoints.Endpoints, o Options) (Lock, error) {
+		rdb, err := OneClient(kind.name, e, o)
 		if err != nil {
 			return nil, err
 		}
@@ -104,6 +106,9 @@ func newHashFactory(kind *hashKind, watchdog bool) Factory {
 		}, nil
 	}
 }
+
+// Close closes the lock's connections.
+func (h *hashLock) Close() error { return h.rdb.Close() }
 
 // grant is an acquire script's answer.
 type grant struct {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 )
 
 func init() {
@@ -21,16 +23,19 @@ type Simple struct {
 }
 
 // NewSimple builds a simple lock over a single master group.
-func NewSimple(clients []*redis.Client, o Options) (Lock, error) {
-	rdb, err := oneClient("simple", clients)
+func NewSimple(e endpoints.Endpoints, o Options) (Lock, error) {
+	rdb, err := OneClient("simple", e, o)
 	if err != nil {
 		return nil, err
 	}
 	return &Simple{rdb: rdb, o: o.WithDefaults()}, nil
 }
 
+// Close closes the lock's connections.
+func (s *Simple) Close() error { return s.rdb.Close() }
+
 func (s *Simple) Acquire(ctx context.Context, key string) (*Lease, error) {
-	return s.o.retry(ctx, func() (*Lease, error) { return s.try(ctx, key) })
+	return s.o.Retry(ctx, func() (*Lease, error) { return s.try(ctx, key) })
 }
 
 func (s *Simple) try(ctx context.Context, key string) (*Lease, error) {

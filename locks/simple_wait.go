@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 )
 
 func init() {
@@ -32,13 +34,13 @@ type SimpleWait struct {
 // NewSimpleWait gives the factory of a simple-wait lock that waits for
 // replicas acknowledgements. The registered "simple-wait" waits for 1.
 func NewSimpleWait(replicas int) Factory {
-	return func(clients []*redis.Client, o Options) (Lock, error) {
-		rdb, err := oneClient("simple-wait", clients)
-		if err != nil {
-			return nil, err
-		}
+	return func(e endpoints.Endpoints, o Options) (Lock, error) {
 		if replicas < 1 {
 			return nil, fmt.Errorf("lock simple-wait needs numreplicas >= 1, got %d", replicas)
+		}
+		rdb, err := OneClient("simple-wait", e, o)
+		if err != nil {
+			return nil, err
 		}
 		o = o.WithDefaults()
 		wait := o.Timeout / 2
@@ -49,8 +51,11 @@ func NewSimpleWait(replicas int) Factory {
 	}
 }
 
+// Close closes the lock's connections.
+func (s *SimpleWait) Close() error { return s.rdb.Close() }
+
 func (s *SimpleWait) Acquire(ctx context.Context, key string) (*Lease, error) {
-	return s.o.retry(ctx, func() (*Lease, error) { return s.try(ctx, key) })
+	return s.o.Retry(ctx, func() (*Lease, error) { return s.try(ctx, key) })
 }
 
 func (s *SimpleWait) try(ctx context.Context, key string) (*Lease, error) {

@@ -50,10 +50,9 @@ func TestSimpleWait(t *testing.T) {
 	})
 
 	t.Run("more replicas asked than exist", func(t *testing.T) {
-		clients := c.Clients(cluster.DefaultClientOptions())
-		t.Cleanup(func() { clients[0].Close() })
-		l, err := locks.NewSimpleWait(2)(clients, o)
+		l, err := locks.NewSimpleWait(2)(c.Endpoints(), o)
 		require.NoError(t, err)
+		t.Cleanup(func() { locks.Close(l) })
 		rolledBack(t, l, "two", "1 of 2 replicas acknowledged")
 	})
 

@@ -12,6 +12,7 @@ import (
 	"github.com/deadbolt-lab/deadbolt/client/clienttest"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
@@ -22,12 +23,13 @@ import (
 // registering them here makes them selectable there too.
 func init() {
 	locks.Register("liar-shared-token", "TEST: SET NX PX and an owner-checked release, with one token for every client",
-		func(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
-			return &sharedToken{rdb: clients[0], o: o.WithDefaults()}, nil
+		func(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
+			rdb, err := locks.OneClient("liar-shared-token", e, o)
+			return &sharedToken{rdb: rdb, o: o.WithDefaults()}, err
 		})
 	locks.Register("liar-late-lease", "TEST: the simple lock, but it hands each lease back only after its TTL passed, claiming a fresh deadline",
-		func(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
-			simple, err := locks.NewSimple(clients, o)
+		func(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
+			simple, err := locks.NewSimple(e, o)
 			return &lateLease{simple: simple, o: o.WithDefaults()}, err
 		})
 }

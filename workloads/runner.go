@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/client"
-	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 )
 
 // Runner runs a workload's clients, one session per client slot, each
@@ -70,7 +70,7 @@ func (r *Runner) Run(ctx context.Context, stop <-chan struct{}) (err error) {
 	defer r.closeAll()
 	var h *Harness
 	if r.kind.Resource {
-		rdb, err := r.cfg.Endpoints.ResourceClient(cluster.DefaultClientOptions())
+		rdb, err := r.cfg.Endpoints.ResourceClient(endpoints.DefaultClientOptions())
 		if err != nil {
 			return err
 		}

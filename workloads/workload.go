@@ -16,7 +16,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/client"
-	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/history"
 )
 
@@ -49,10 +49,10 @@ type Config struct {
 	// Lock and LockOptions are what every client opens.
 	Lock        string
 	LockOptions client.LockOptions
-	Endpoints   cluster.Endpoints
+	Endpoints   endpoints.Endpoints
 	// SlotEndpoints, when set, is how client slot n reaches the lock
 	// service (its own links, for link faults); else Endpoints.
-	SlotEndpoints func(slot int) (cluster.Endpoints, error)
+	SlotEndpoints func(slot int) (endpoints.Endpoints, error)
 	// Driver starts one client process.
 	Driver client.Command
 	// ReplyTimeout bounds each request to a client (time it spends paused

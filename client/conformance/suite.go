@@ -25,6 +25,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/history"
 )
 
@@ -32,7 +33,7 @@ import (
 type suite struct {
 	cmd    client.Command
 	lock   string
-	e      cluster.Endpoints
+	e      endpoints.Endpoints
 	master *redis.Client // the lock's node
 	res    *redis.Client // the resource node
 }
@@ -86,7 +87,7 @@ func (s *suite) start(t T) *client.Process {
 	return p
 }
 
-func openRequest(lock string, ttl, timeout time.Duration, e cluster.Endpoints) client.Request {
+func openRequest(lock string, ttl, timeout time.Duration, e endpoints.Endpoints) client.Request {
 	return client.Request{Op: client.OpOpen, Lock: lock, TTLMS: ttl.Milliseconds(),
 		Options: &client.LockOptions{TimeoutMS: timeout.Milliseconds()}, Endpoints: &e}
 }
@@ -321,8 +322,8 @@ func (s *suite) pause(t T) {
 // was never seen); nodes that never answer make them info, within the
 // call timeout and not before it. open itself needs no node.
 func (s *suite) unreachable(t T) {
-	endpoints := func(addr string) cluster.Endpoints {
-		return cluster.Endpoints{Topology: cluster.Independent, Masters: []string{"redis-1:6379"}, Resource: "resource:6379",
+	at := func(addr string) endpoints.Endpoints {
+		return endpoints.Endpoints{Topology: endpoints.Independent, Masters: []string{"redis-1:6379"}, Resource: "resource:6379",
 			Addresses: map[string]string{"redis-1:6379": addr, "resource:6379": addr}}
 	}
 	t.Run("connection refused", func(t T) {
@@ -334,7 +335,7 @@ func (s *suite) unreachable(t T) {
 		// Well above the ~400ms go-redis spends redialling (5 attempts,
 		// 100ms apart) before it reports a refusal: with less, the Go
 		// driver's call times out first, and it answers info.
-		r := call(t, p, openRequest(s.lock, time.Second, 2*time.Second, endpoints(addr)))
+		r := call(t, p, openRequest(s.lock, time.Second, 2*time.Second, at(addr)))
 		require.Equal(t, client.OutcomeOK, r.Outcome, "open needs no node: %s", r.Error)
 		r = call(t, p, acquire(key(t), "p0.1"))
 		require.Equal(t, client.OutcomeFail, r.Outcome, "never sent: %s", r.Error)
@@ -347,7 +348,7 @@ func (s *suite) unreachable(t T) {
 		const timeout = time.Second
 		hole := newBlackhole(t)
 		p := s.start(t)
-		r := call(t, p, openRequest(s.lock, time.Second, timeout, endpoints(hole.addr())))
+		r := call(t, p, openRequest(s.lock, time.Second, timeout, at(hole.addr())))
 		require.Equal(t, client.OutcomeOK, r.Outcome, r.Error)
 		res, lock := key(t)+":resource", key(t)+":lock"
 		for k, req := range map[string]client.Request{res: resource("SET", res, 1), lock: acquire(lock, "p0.1")} {

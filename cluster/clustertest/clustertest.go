@@ -53,20 +53,16 @@ func RequireDocker(t testing.TB) {
 	t.Skipf("skipping: needs a Docker engine: %v", err)
 }
 
-// NewLock builds the named lock over fresh clients of c, closed when the
-// test ends: one lock user, as a separate process would be.
+// NewLock builds the named lock over c's endpoints, with connections of its
+// own, closed when the test ends: one lock user, as a separate process
+// would be.
 func NewLock(t testing.TB, name string, c *cluster.Cluster, o locks.Options) locks.Lock {
 	t.Helper()
-	clients := c.Clients(cluster.DefaultClientOptions())
-	t.Cleanup(func() {
-		for _, rdb := range clients {
-			rdb.Close()
-		}
-	})
-	l, err := locks.New(name, clients, o)
+	l, err := locks.New(name, c.Endpoints(), o)
 	if err != nil {
 		t.Fatalf("lock %s: %v", name, err)
 	}
+	t.Cleanup(func() { locks.Close(l) })
 	return l
 }
 

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
 	_ "github.com/deadbolt-lab/deadbolt/locks/adapters"
 )
@@ -125,8 +125,8 @@ func TestAdapterRetriesWaitForTheHolder(t *testing.T) {
 }
 
 func TestBsmNeedsOneMasterGroup(t *testing.T) {
-	_, err := locks.New("bsm", []*redis.Client{nil, nil}, locks.Options{})
+	_, err := locks.New("bsm", endpoints.Unreachable(2), locks.Options{})
 	require.ErrorContains(t, err, "needs one master group")
-	_, err = locks.New("redsync", nil, locks.Options{})
+	_, err = locks.New("redsync", endpoints.Unreachable(0), locks.Options{})
 	require.ErrorContains(t, err, "at least one master")
 }

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
 	"github.com/bsm/redislock"
-	"github.com/redis/go-redis/v9"
 
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
 )
 
@@ -28,20 +29,25 @@ func init() {
 // lease this client never got (a forged or foreign token) cannot be handed
 // to redislock at all: Release refuses it with ErrNotHeld without a call.
 type Bsm struct {
-	c *redislock.Client
-	o locks.Options
+	c   *redislock.Client
+	rdb io.Closer
+	o   locks.Options
 
 	mu   sync.Mutex
 	held map[string]*redislock.Lock
 }
 
-// NewBsm builds redislock over the one client of a single master group.
-func NewBsm(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
-	if len(clients) != 1 {
-		return nil, fmt.Errorf("lock bsm needs one master group, the topology has %d", len(clients))
+// NewBsm builds redislock over the go-redis client of a single master group.
+func NewBsm(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
+	rdb, err := locks.OneClient("bsm", e, o)
+	if err != nil {
+		return nil, err
 	}
-	return &Bsm{c: redislock.New(clients[0]), o: o.WithDefaults(), held: map[string]*redislock.Lock{}}, nil
+	return &Bsm{c: redislock.New(rdb), rdb: rdb, o: o.WithDefaults(), held: map[string]*redislock.Lock{}}, nil
 }
+
+// Close closes the go-redis client.
+func (b *Bsm) Close() error { return b.rdb.Close() }
 
 func (b *Bsm) retry() redislock.RetryStrategy {
 	if b.o.Retries == 0 {

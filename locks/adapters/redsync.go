@@ -12,6 +12,7 @@ import (
 	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
 )
 
@@ -26,17 +27,22 @@ func init() {
 // is min(TTL/20, Timeout), as in our redlock. The lease deadline is the
 // mutex's own Until().
 type Redsync struct {
-	rs   *redsync.Redsync
-	o    locks.Options
-	opts []redsync.Option
+	rs      *redsync.Redsync
+	clients []*redis.Client
+	o       locks.Options
+	opts    []redsync.Option
 }
 
-// NewRedsync builds redsync over one go-redis pool per client.
-func NewRedsync(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
-	if len(clients) < 1 {
+// NewRedsync builds redsync over one go-redis pool per master group.
+func NewRedsync(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
+	if e.Groups() < 1 {
 		return nil, fmt.Errorf("lock redsync needs at least one master")
 	}
 	o = o.WithDefaults()
+	clients, err := o.Clients(e)
+	if err != nil {
+		return nil, err
+	}
 	pools := make([]rsredis.Pool, len(clients))
 	for i, c := range clients {
 		pools[i] = goredis.NewPool(c)
@@ -50,7 +56,16 @@ func NewRedsync(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
 		redsync.WithDriftFactor(o.DriftFactor),
 		redsync.WithTimeoutFactor(float64(perTry) / float64(o.TTL)),
 	}
-	return &Redsync{rs: redsync.New(pools...), o: o, opts: opts}, nil
+	return &Redsync{rs: redsync.New(pools...), clients: clients, o: o, opts: opts}, nil
+}
+
+// Close closes the go-redis clients under the pools.
+func (r *Redsync) Close() error {
+	var errs []error
+	for _, c := range r.clients {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
 }
 
 func (r *Redsync) Acquire(ctx context.Context, key string) (*locks.Lease, error) {

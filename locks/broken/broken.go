@@ -31,6 +31,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
 )
 
@@ -64,17 +65,22 @@ type base struct {
 	simple locks.Lock
 }
 
-func newBase(name string, clients []*redis.Client, o locks.Options) (base, error) {
-	if len(clients) != 1 {
-		return base{}, fmt.Errorf("lock %s needs one master group, the topology has %d", name, len(clients))
-	}
+func newBase(name string, e endpoints.Endpoints, o locks.Options) (base, error) {
 	o = o.WithDefaults()
-	simple, err := locks.NewSimple(clients, o)
+	rdb, err := locks.OneClient(name, e, o)
 	if err != nil {
 		return base{}, err
 	}
-	return base{rdb: clients[0], o: o, simple: simple}, nil
+	simple, err := locks.NewSimple(e, o)
+	if err != nil {
+		rdb.Close()
+		return base{}, err
+	}
+	return base{rdb: rdb, o: o, simple: simple}, nil
 }
+
+// Close closes the variant's connections and its simple release's.
+func (b *base) Close() error { return errors.Join(b.rdb.Close(), locks.Close(b.simple)) }
 
 func (b *base) call(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, b.o.Timeout)
@@ -115,8 +121,8 @@ func classify(ok bool, err error) error {
 type SetnxExpire struct{ base }
 
 // NewSetnxExpire builds setnx-expire over one master group.
-func NewSetnxExpire(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
-	b, err := newBase("setnx-expire", clients, o)
+func NewSetnxExpire(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
+	b, err := newBase("setnx-expire", e, o)
 	return &SetnxExpire{b}, err
 }
 
@@ -149,8 +155,8 @@ func (s *SetnxExpire) Release(ctx context.Context, l *locks.Lease) error {
 type DelNoOwner struct{ base }
 
 // NewDelNoOwner builds del-no-owner over one master group.
-func NewDelNoOwner(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
-	b, err := newBase("del-no-owner", clients, o)
+func NewDelNoOwner(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
+	b, err := newBase("del-no-owner", e, o)
 	return &DelNoOwner{b}, err
 }
 
@@ -186,8 +192,8 @@ func delReply(n int64, err error) error {
 type GetThenDel struct{ base }
 
 // NewGetThenDel builds get-then-del over one master group.
-func NewGetThenDel(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
-	b, err := newBase("get-then-del", clients, o)
+func NewGetThenDel(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
+	b, err := newBase("get-then-del", e, o)
 	return &GetThenDel{b}, err
 }
 
@@ -220,8 +226,8 @@ func (g *GetThenDel) Release(ctx context.Context, l *locks.Lease) error {
 type NoTTL struct{ base }
 
 // NewNoTTL builds no-ttl over one master group.
-func NewNoTTL(clients []*redis.Client, o locks.Options) (locks.Lock, error) {
-	b, err := newBase("no-ttl", clients, o)
+func NewNoTTL(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
+	b, err := newBase("no-ttl", e, o)
 	return &NoTTL{b}, err
 }
 

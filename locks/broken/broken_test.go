@@ -11,6 +11,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
 	"github.com/deadbolt-lab/deadbolt/locks/broken"
 )
@@ -34,14 +35,13 @@ type env struct {
 // no window to stop in) to contrast it with when f is nil.
 func (e env) lock(f locks.Factory, o locks.Options) locks.Lock {
 	e.t.Helper()
-	clients := e.c.Clients(cluster.DefaultClientOptions())
-	e.t.Cleanup(func() { clients[0].Close() })
 	factory := locks.NewSimple
 	if f != nil {
 		factory = f
 	}
-	l, err := factory(clients, o)
+	l, err := factory(e.c.Endpoints(), o)
 	require.NoError(e.t, err)
+	e.t.Cleanup(func() { locks.Close(l) })
 	return l
 }
 
@@ -68,7 +68,7 @@ var probes = []struct {
 
 func TestBrokenVariantsBreakWhatSimpleKeeps(t *testing.T) {
 	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
-	rdb := c.Clients(cluster.DefaultClientOptions())[0]
+	rdb := c.Clients(endpoints.DefaultClientOptions())[0]
 	t.Cleanup(func() { rdb.Close() })
 	for _, p := range probes {
 		t.Run(p.name, func(t *testing.T) {
@@ -206,16 +206,15 @@ func TestBrokenVariantsKeepTheBasics(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"setnx-expire", "del-no-owner", "get-then-del", "no-ttl"} {
 		t.Run(name, func(t *testing.T) {
-			clients := c.Clients(cluster.DefaultClientOptions())
-			t.Cleanup(func() { clients[0].Close() })
 			var stopped []string
 			at := func(_ context.Context, point, key string) error {
 				require.Equal(t, name, key)
 				stopped = append(stopped, point)
 				return nil
 			}
-			l, err := locks.New(name, clients, locks.Options{TTL: long, At: at})
+			l, err := locks.New(name, c.Endpoints(), locks.Options{TTL: long, At: at})
 			require.NoError(t, err)
+			t.Cleanup(func() { locks.Close(l) })
 			lease, err := l.Acquire(ctx, name)
 			require.NoError(t, err)
 			_, err = l.Acquire(ctx, name)
@@ -227,7 +226,7 @@ func TestBrokenVariantsKeepTheBasics(t *testing.T) {
 			again, err := l.Acquire(ctx, name)
 			require.NoError(t, err)
 			require.NoError(t, l.Release(ctx, again))
-			_, err = locks.New(name, []*redis.Client{nil, nil}, locks.Options{})
+			_, err = locks.New(name, endpoints.Unreachable(2), locks.Options{})
 			require.ErrorContains(t, err, "needs one master group")
 		})
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
 )
 
@@ -19,7 +20,7 @@ import (
 // the script decides.
 func TestFairBargingPassesTheLineThatFairKeeps(t *testing.T) {
 	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
-	rdb := c.Clients(cluster.DefaultClientOptions())[0]
+	rdb := c.Clients(endpoints.DefaultClientOptions())[0]
 	t.Cleanup(func() { rdb.Close() })
 	ctx := context.Background()
 	for name, barges := range map[string]bool{"fair": false, "fair-barging": true} {

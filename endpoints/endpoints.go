@@ -1,0 +1,93 @@
+// Package endpoints says where a run's Redis nodes are, as plain data a lock
+// user builds its own connections from: the topology, the master groups,
+// the Sentinels, the resource node, the credentials, and the published port
+// of every logical address. It needs no Docker: cluster produces Endpoints,
+// a client process receives them in its open request, and a lock's factory
+// opens its connections over them (Dialer for any client library; Clients
+// and ResourceClient for go-redis).
+package endpoints
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Topology names.
+const (
+	// Sentinel is one master group that Sentinels manage: ask them for
+	// the master (MasterName, Sentinels).
+	Sentinel = "sentinel"
+	// Independent is one or more standalone masters (Masters), one lock
+	// group each.
+	Independent = "independent"
+)
+
+// Endpoints is how a lock user reaches a run's nodes. Every address in it is
+// logical ("redis-2:6379", as Redis and Sentinel name nodes); Addresses maps
+// each to the port published on 127.0.0.1, the only way to reach a node.
+type Endpoints struct {
+	Topology string `json:"topology"`
+	// MasterName and Sentinels name the Sentinel-managed group (Sentinel).
+	MasterName string   `json:"master_name,omitempty"`
+	Sentinels  []string `json:"sentinels,omitempty"`
+	// Masters are the independent masters, one lock group each.
+	Masters []string `json:"masters,omitempty"`
+	// Resource is the node holding the data the lock protects, if any.
+	Resource string `json:"resource,omitempty"`
+	// Username and Password authenticate to the Redis nodes (AUTH), when
+	// set; Sentinels take none. Empty today: deadbolt's nodes have no ACL.
+	Username string `json:"username,omitempty"`
+	Password string `json:"password,omitempty"`
+	// Addresses maps each logical address to its published port.
+	Addresses map[string]string `json:"addresses"`
+}
+
+// Groups is how many master groups a lock over these endpoints gets: one on
+// the Sentinel topology, one per master on the independent one.
+func (e Endpoints) Groups() int {
+	if e.Topology == Sentinel {
+		return 1
+	}
+	return len(e.Masters)
+}
+
+// Check rejects endpoints no lock could use: an unknown topology, a group
+// without nodes, or a node without a published address (it could never be
+// reached, and every request would fail as if the service were down).
+func (e Endpoints) Check() error {
+	switch e.Topology {
+	case Sentinel:
+		if e.MasterName == "" || len(e.Sentinels) == 0 {
+			return fmt.Errorf("bad endpoints: the sentinel topology needs a master name and Sentinels")
+		}
+	case Independent:
+		if len(e.Masters) == 0 {
+			return fmt.Errorf("bad endpoints: the independent topology needs masters")
+		}
+	default:
+		return fmt.Errorf("bad endpoints: unknown topology %q (known: %s, %s)", e.Topology, Sentinel, Independent)
+	}
+	nodes := append(append([]string{}, e.Masters...), e.Sentinels...)
+	if e.Resource != "" {
+		nodes = append(nodes, e.Resource)
+	}
+	for _, n := range nodes {
+		if _, ok := e.Addresses[n]; !ok {
+			return fmt.Errorf("bad endpoints: node %s has no entry in addresses", n)
+		}
+	}
+	return nil
+}
+
+// Unreachable is n independent masters that refuse every connection (a
+// closed port): what locks.Fits builds a lock over to learn, without any
+// I/O, whether it runs over n master groups.
+func Unreachable(n int) Endpoints {
+	e := Endpoints{Topology: Independent, Addresses: map[string]string{}}
+	for i := 1; i <= n; i++ {
+		m := "unreachable-" + strconv.Itoa(i) + ":6379"
+		e.Masters = append(e.Masters, m)
+		e.Addresses[m] = "127.0.0.1:1"
+	}
+	return e
+}
