@@ -33,6 +33,9 @@ type RunOptions struct {
 	Clients  int           // 0: the scenario's
 	Lock     string        // "": the scenario's
 	Workload string        // "": the scenario's
+	// Expect replaces the scenario's expectation ("": the scenario's), for
+	// a lock whose verdict there the caller states (dbtest).
+	Expect Expectation
 	// Nemesis replaces the scenario's schedule with its own defaults;
 	// Faults are what the random schedule draws from.
 	Nemesis string
@@ -75,6 +78,13 @@ func (s Scenario) Prepare(o RunOptions) (Scenario, error) {
 	}
 	if o.Workload != "" {
 		s.Workload = o.Workload
+	}
+	switch o.Expect {
+	case "":
+	case Safe, Unsafe:
+		s.Expect = o.Expect
+	default:
+		return s, fmt.Errorf("unknown expectation %q (known: %s, %s)", o.Expect, Safe, Unsafe)
 	}
 	switch {
 	case o.Nemesis != "":

@@ -54,6 +54,11 @@ func TestBadRunOptionsAreRejectedBeforeAnyContainer(t *testing.T) {
 	require.NoError(t, err)
 	_, err = p.Prepare(scenarios.RunOptions{Workload: "mutex"})
 	require.ErrorContains(t, err, "waits for a resource read")
+	_, err = p.Prepare(scenarios.RunOptions{Expect: "fine"})
+	require.ErrorContains(t, err, `unknown expectation "fine"`)
+	mine, err := s.Prepare(scenarios.RunOptions{Lock: "redlock", Expect: scenarios.Safe})
+	require.NoError(t, err)
+	require.Equal(t, scenarios.Safe, mine.Expect, "the caller's expectation replaces the scenario's")
 
 	_, err = scenarios.Get("nope")
 	require.ErrorContains(t, err, `unknown scenario "nope"`)
