@@ -157,12 +157,12 @@ func (r *Rueidis) Acquire(ctx context.Context, key string) (*locks.Lease, error)
 func (r *Rueidis) try(ctx context.Context, lk rueidislock.Locker, key string) (*locks.Lease, error) {
 	lctx, cancel, err := lk.TryWithContext(context.WithoutCancel(ctx), key)
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	t := r.tries[redisKey(key)]
 	delete(r.tries, redisKey(key))
+	r.mu.Unlock()
 	switch {
 	case err == nil && !t.took:
-		cancel()
+		cancel() // waits for rueidislock's delete, seen on the wire: not under r.mu
 		return nil, fmt.Errorf("rueidis: rueidislock holds %q, but its SET was not seen on the wire", key)
 	case err == nil:
 	case t.refused:
@@ -176,7 +176,9 @@ func (r *Rueidis) try(ctx context.Context, lk rueidislock.Locker, key string) (*
 	lost := make(chan struct{})
 	l := &locks.Lease{Key: key, Token: hex.EncodeToString([]byte(t.val)), TTL: r.o.TTL, Deadline: time.UnixMilli(ms), Lost: lost}
 	h := &rueidisHold{lease: l, key: redisKey(key), val: t.val, cancel: cancel}
+	r.mu.Lock()
 	r.held[h.key] = h
+	r.mu.Unlock()
 	go func() {
 		<-lctx.Done()
 		r.mu.Lock()
