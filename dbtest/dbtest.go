@@ -32,8 +32,9 @@
 // the image deadbolt/redis:7.0 (or DEADBOLT_REDIS_IMAGE); without an engine it
 // skips, except under CI=true. Containers and client processes are removed on
 // every path: a failure, an interrupt (SIGINT, SIGTERM: the run stops, cleans
-// up and the signal is raised again), or go test's -timeout coming near (the
-// run stops 30 s before it).
+// up and the signal is raised again, or the binary exits 130 where the signal
+// is ignored), or go test's -timeout coming near (the run stops 30 s before
+// it).
 package dbtest
 
 import (
@@ -212,10 +213,13 @@ func runOne(t *testing.T, name string, o scenarios.RunOptions) (*reports.Results
 	cancel()
 	<-done
 	if got != nil {
-		signal.Stop(sigs)
 		// The containers and clients are gone: die of the signal, as the
-		// test binary would have without this run.
+		// test binary would have without this run (or, where it was
+		// ignored when the binary started, exit as interrupted anyway).
+		fmt.Fprintf(os.Stderr, "dbtest: %v: %s stopped, its containers and client processes removed\n", got, name)
+		signal.Stop(sigs)
 		_ = syscall.Kill(os.Getpid(), got.(syscall.Signal))
+		os.Exit(130)
 	}
 	if err == scenarios.ErrInterrupted && t.Context().Err() == nil {
 		return nil, fmt.Errorf("stopped %s before go test's -timeout, containers and clients removed: raise -timeout", cleanupMargin)
