@@ -67,6 +67,7 @@ class Wire:
 
     def __init__(self):
         self.out = False
+        self.refused = None  # the last error reply, if the call met one
 
 
 class AddressBook:
@@ -111,8 +112,8 @@ class MappedConnection(Connection):
     def read_response(self, disable_decoding=False):
         try:
             reply = super().read_response(disable_decoding=disable_decoding)
-        except ResponseError:
-            self.wire.out = False  # an error reply: the server refused it
+        except ResponseError as e:
+            self.wire.out, self.wire.refused = False, e  # the server refused it
             raise
         self.wire.out = False
         return reply
@@ -245,7 +246,7 @@ class Driver:
 
     def call(self, f, *args):
         """One library call, its outcome classified as the protocol asks."""
-        self.wire.out = False
+        self.wire.out, self.wire.refused = False, None
         try:
             return {"outcome": "ok", "reply": f(*args)}
         except LockNotOwnedError as e:  # the owner check ran: not ours
@@ -255,6 +256,9 @@ class Driver:
         except Exception as e:  # redis-py's errors, or anything it let through
             if self.wire.out:  # sent, and no reply came
                 return {"outcome": "info", "error": "%s: %s" % (type(e).__name__, e)}
+            if self.wire.refused is not None:  # READONLY, which redis-py re-raises as ConnectionError
+                return fail("%s: %s (Redis refused it, no effect: %s %s)" % (
+                    type(e).__name__, e, type(self.wire.refused).__name__, self.wire.refused))
             return fail("%s: %s" % (type(e).__name__, e))
 
 
