@@ -99,9 +99,12 @@ class MappedConnection(Connection):
         logical = self.host, self.port
         self.host, self.port = self.book.physical(*logical)
         try:
-            return super()._connect()
+            sock = super()._connect()
         finally:
             self.host, self.port = logical
+        # The client's log shows which node each connection went to, and when.
+        sys.stderr.write("redispy driver: mono_ns %d: connected to %s:%s\n" % (time.monotonic_ns(), *logical))
+        return sock
 
     def send_packed_command(self, command, check_health=True):
         if not self._sock:
