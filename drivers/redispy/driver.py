@@ -189,7 +189,7 @@ class Driver:
             self.resource.response_callbacks = {}
         self.client = client
         # redis-py's timeout is in seconds; int(timeout * 1000) must give
-        # back ttl_ms exactly (0.57 * 1000 is 570.0000000000001).
+        # back ttl_ms exactly (1.001 * 1000 is 1000.9999999999999).
         self.timeout = ttl / 1000 if int(ttl / 1000 * 1000) == ttl else Fraction(ttl, 1000)
         self.sleep = (numbers["retry_delay_ms"] or 50) / 1000
         # Lock has no attempt count, only a time to go on trying for: about
