@@ -25,7 +25,7 @@ func init() {
 		Nemesis: "pause-at", Fault: nemesis.Params{After: time.Second, Key: "k0", Point: "after-get", Handoff: true},
 		Precondition: "the holder of k0 stops itself between the GET that saw its own token and its DEL, " +
 			"and wakes while the next holder of k0 holds it",
-		Clients:      6, Keys: []string{"k0"},
+		Clients: 6, Keys: []string{"k0"},
 		TTL: time.Second, HoldMin: 200 * time.Millisecond, HoldMax: 400 * time.Millisecond, Pause: 5 * time.Millisecond,
 		Time: 6 * time.Second, CI: true,
 	})
