@@ -141,14 +141,16 @@ func TestAHandoffPauseEndsUnderTheNextHoldersGrant(t *testing.T) {
 		switch {
 		case op.F == history.Acquire && op.Type == history.OK && op.Lease == end.Lease:
 			granted = op.Time
-		case op.F == history.Release && op.Type != history.Invoke && op.Process == sleeper && woke < 0 && op.Time > end.Time:
+		case op.F == history.Release && op.Type != history.Invoke && op.Process == sleeper && woke < 0 && op.Time > ws[0].Start:
+			// The release the sleeper was stopped in (its completion may
+			// be recorded before the heal's).
 			woke = op.Time
 		case op.F == history.Release && op.Type == history.Invoke && op.Lease == end.Lease:
 			released = op.Time
 		}
 	}
 	require.Positive(t, granted, "the next holder's grant")
-	require.Positive(t, woke, "the sleeper's release completed after the heal")
+	require.Positive(t, woke, "the release the sleeper was stopped in completed")
 	require.Less(t, granted, end.Time, "the pause ended after the next grant")
 	require.Less(t, woke, released, "the next holder was held until the sleeper's late release had completed")
 	r := checker.Check(ops, checker.Options{})
