@@ -175,7 +175,8 @@ func (s *suite) acquireRelease(t T) {
 	got := history.MonoNow()
 	require.Equal(t, client.OutcomeOK, r.Outcome, r.Error)
 	require.NotEmpty(t, r.Token)
-	// A lock that claims no deadline says 0 (redis-py's Lock claims none).
+	// deadline_mono_ns is 0 (or absent) when the lock does not say; a
+	// deadline it does give is on CLOCK_MONOTONIC, about a TTL on.
 	if r.DeadlineMonoNS != 0 {
 		require.Greater(t, r.DeadlineMonoNS, sent, "the deadline is on CLOCK_MONOTONIC, after the request")
 		require.LessOrEqual(t, r.DeadlineMonoNS, got+ttl.Nanoseconds(), "at most a TTL after the reply")
