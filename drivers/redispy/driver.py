@@ -198,8 +198,10 @@ class Driver:
         if numbers["retries"]:
             waits.append((numbers["retries"] + 0.5) * self.sleep)
         self.blocking_timeout = max(waits) or None
-        sys.stderr.write("redispy driver: redis-py %s, %s topology, ttl %dms, timeout %gs, blocking %s\n"
-                         % (redis.__version__, e["topology"], ttl, timeout, self.blocking_timeout))
+        follows = ", sentinel %s%s" % (mode, "" if o.get("sentinel") else " (not asked: redis-py's own)") \
+            if e["topology"] == "sentinel" else ""
+        sys.stderr.write("redispy driver: redis-py %s, %s topology%s, ttl %dms, timeout %gs, blocking %s\n"
+                         % (redis.__version__, e["topology"], follows, ttl, timeout, self.blocking_timeout))
         return {"outcome": "ok"}
 
     def client_for(self, logical, book, bounds, **kwargs):
