@@ -13,7 +13,7 @@ export DEADBOLT_REDIS_IMAGE
 # SEED fixes scenario-stress's seed; read from the environment too.
 export SEED
 
-.PHONY: all image build test scenario scenario-stress stress-deps bench vet clean test-deps
+.PHONY: all image build test scenario scenario-stress stress-deps redispy-deps bench vet clean test-deps
 
 all: build
 
@@ -43,12 +43,20 @@ test-deps:
 	  echo "installing chromium with apt-get"; \
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium >/dev/null; }
 
-test: image vet test-deps
+# The redis-py driver (drivers/redispy) runs on /usr/bin/python3 with
+# Debian's python3-redis: its CI scenarios and its conformance test need it.
+redispy-deps:
+	@/usr/bin/python3 -c 'import redis' >/dev/null 2>&1 || { \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  echo "installing python3-redis with apt-get"; \
+	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends python3-redis >/dev/null; }
+
+test: image vet test-deps redispy-deps
 	go test -count=1 -timeout 20m ./...
 
 # store/junit.xml is the suite's results for CI systems; store/index.html
 # lists every run, store/latest/report.html is the last one's page.
-scenario: image build
+scenario: image build redispy-deps
 	$(BIN) scenario --junit store/junit.xml
 
 # The CI suite as a loaded machine runs it: two CPU hogs (Debian's
@@ -61,7 +69,7 @@ stress-deps:
 	  echo "installing stress-ng with apt-get"; \
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends stress-ng >/dev/null; }
 
-scenario-stress: image build stress-deps
+scenario-stress: image build stress-deps redispy-deps
 	@stress-ng --cpu 2 --quiet & hogs=$$!; trap 'kill $$hogs 2>/dev/null; wait $$hogs 2>/dev/null' EXIT; \
 	$(BIN) scenario --parallel 4 --junit store/junit-stress.xml $${SEED:+--seed "$$SEED"}
 

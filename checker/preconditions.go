@@ -18,6 +18,9 @@ import (
 //     must hold a lease taken while its links to redis-4 and redis-5 were
 //     cut, or it holds all five nodes and losing redis-3 costs it nothing.
 //
+// A heal aimed at a grant (Step.Handoff) names that grant's lease on its
+// fault-end, which must be held while the heal is made.
+//
 // And no client asks for a lock before the history's mark of the fault
 // phase: the faults that must be in effect from the first acquire (a
 // partition for the whole run) strike before it.
@@ -42,6 +45,16 @@ func preconditionTroubles(in *Input) []Anomaly {
 	}
 	for _, p := range in.nemesis {
 		inv := p.Invoke
+		if inv.F == history.FaultEnd && inv.Lease != "" && p.Outcome() == history.OK {
+			// A heal aimed at a grant (a pause that ends at the next
+			// holder's grant): that lease held while the heal was made.
+			if from, to := inv.Time, p.Complete.Time; !heldThrough(in.LeaseHolds(inv.Lease), from, to) {
+				out = append(out, Anomaly{Kind: KindPrecondition, At: from, Key: inv.Key, Leases: []string{inv.Lease},
+					Text: fmt.Sprintf("the heal of %s was aimed at lease %s on key %q, which was not held from %s to %s while it healed (%s)",
+						faultName(inv), inv.Lease, inv.Key, at(from), at(to), holdsText(in.LeaseHolds(inv.Lease)))})
+			}
+			continue
+		}
 		if inv.F != history.FaultStart || inv.Lease == "" || p.Outcome() != history.OK {
 			continue
 		}

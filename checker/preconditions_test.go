@@ -117,3 +117,33 @@ func TestAClientThatAskedBeforeTheFaultPhaseIsFlagged(t *testing.T) {
 	r = Check(onTime.build(), Options{})
 	assert.NotContains(t, kinds(r.Anomalies), KindPrecondition, r.Reason)
 }
+
+// handedOff is a pause of client 0 (lease p0.1, TTL 1 s) from 1 s to 3 s,
+// healed at heal (100 µs) aimed at lease p1.1, which client 1 holds from
+// granted until released.
+func handedOff(granted, released, heal int64) *builder {
+	pause := history.Op{Time: ms(1000), Process: history.NemesisProcess, F: history.FaultStart, Fault: "pause-client", FaultID: "f1", Node: "process 0"}
+	end := history.Op{Time: heal, Process: history.NemesisProcess, F: history.FaultEnd, Fault: "pause-client", FaultID: "f1", Node: "process 0", Key: "k0", Lease: "p1.1"}
+	return newHistory().
+		acquire(0, "k0", "p0.1", ms(0), ms(1), ms(1000), 0).
+		call(pause, history.OK, ms(1000), nil).
+		acquire(1, "k0", "p1.1", granted-ms(1), granted, ms(1000), 0).
+		call(end, history.OK, heal+100_000, nil).
+		release(history.OK, 1, "k0", "p1.1", released, released+ms(1))
+}
+
+// A heal aimed at the next holder's grant (a handoff) stages what it
+// claims only while that grant is held.
+func TestPreconditionsOfAHandoffHeal(t *testing.T) {
+	r := Check(handedOff(ms(3001), ms(3300), ms(3002)).build(), Options{})
+	assert.NotContains(t, kinds(r.Anomalies), KindPrecondition, r.Reason)
+
+	for name, b := range map[string]*builder{
+		"healed after the next holder let go": handedOff(ms(3001), ms(3002), ms(3100)),
+		"healed before the next grant":        handedOff(ms(3100), ms(3300), ms(3002)),
+	} {
+		r := Check(b.build(), Options{})
+		assert.Equal(t, Unknown, r.Verdict, name)
+		assert.Contains(t, r.Reason, "the heal of pause-client(process 0) was aimed at lease p1.1", name)
+	}
+}

@@ -2,7 +2,8 @@ package client
 
 import (
 	"fmt"
-	"io"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/shlex"
@@ -24,9 +25,22 @@ func ParseCommand(line string) (Command, error) {
 }
 
 // Probe starts the driver, reads its hello and ends it, to learn its locks
-// before any container starts. stderr receives the driver's log.
-func Probe(c Command, stderr io.Writer) (locks.Declared, error) {
-	p, err := Start(c, Options{Stderr: stderr})
+// before any container starts. A driver that cannot start or says no valid
+// hello is an error that ends with the last lines of its stderr, where a
+// driver says why (a library it cannot import).
+func Probe(c Command) (locks.Declared, error) {
+	log := &lockedBuilder{}
+	ls, err := probe(c, log)
+	if err != nil {
+		if l := strings.TrimSpace(log.String()); l != "" {
+			err = fmt.Errorf("%w; its stderr: %s", err, lastLines(l, 5))
+		}
+	}
+	return ls, err
+}
+
+func probe(c Command, log *lockedBuilder) (locks.Declared, error) {
+	p, err := Start(c, Options{Stderr: log})
 	if err != nil {
 		return locks.Declared{}, err
 	}
@@ -45,4 +59,29 @@ func Probe(c Command, stderr io.Writer) (locks.Declared, error) {
 		}
 	}
 	return locks.Declared{Driver: c.String(), Locks: h.Locks, Info: h.LockInfo}, nil
+}
+
+// lastLines is the last n lines of s, joined by " | ".
+func lastLines(s string, n int) string {
+	ls := strings.Split(s, "\n")
+	return strings.Join(ls[max(len(ls)-n, 0):], " | ")
+}
+
+// lockedBuilder collects a driver's stderr, written by the goroutine that
+// copies it while Probe reads it.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

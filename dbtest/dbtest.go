@@ -40,7 +40,6 @@ package dbtest
 import (
 	"context"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"os/signal"
@@ -169,7 +168,7 @@ func prepare(lock string, expect Expect, cfg config) (plan, error) {
 	if err != nil {
 		return plan{}, err
 	}
-	declared, err := client.Probe(cmd, io.Discard)
+	declared, err := client.Probe(cmd)
 	if err != nil {
 		return plan{}, fmt.Errorf("dbtest: run this test binary as a client process: %w", err)
 	}

@@ -26,13 +26,23 @@ func TestMain(m *testing.M) { clienttest.Main(m) }
 // has started, with the victim's history process id.
 func faultRun(t *testing.T, spec cluster.Spec, w, lock, name string, p nemesis.Params, d time.Duration, during func(r *workloads.Runner, victim int)) ([]history.Op, []checker.FaultWindow) {
 	t.Helper()
+	return faultRunShaped(t, spec, w, lock, name, p, d, during, nil)
+}
+
+// faultRunShaped is faultRun with the workload's shape changed by shape.
+func faultRunShaped(t *testing.T, spec cluster.Spec, w, lock, name string, p nemesis.Params, d time.Duration, during func(r *workloads.Runner, victim int), shape func(*workloads.Config)) ([]history.Op, []checker.FaultWindow) {
+	t.Helper()
 	c := clustertest.Start(t, spec)
 	rec := history.NewRecorder(nil)
 	ttl := 500 * time.Millisecond
-	r, err := workloads.NewRunner(w, workloads.Config{
+	cfg := workloads.Config{
 		Clients: 3, Keys: []string{"k"}, TTL: ttl, HoldMin: 20 * time.Millisecond, HoldMax: 60 * time.Millisecond,
 		Pause: 5 * time.Millisecond, Seed: 1, Lock: lock, Endpoints: c.Endpoints(), Driver: clienttest.Command(), Rec: rec,
-	})
+	}
+	if shape != nil {
+		shape(&cfg)
+	}
+	r, err := workloads.NewRunner(w, cfg)
 	require.NoError(t, err)
 	n, err := nemesis.New(name, p)
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
+	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
 // okAt is the time of the ok of the first op of f whose invocation
@@ -112,4 +113,48 @@ func TestAPlanOfOpeningStepsOnlyLetsTheWorkloadBegin(t *testing.T) {
 		}
 	}
 	require.Positive(t, during, "the clients worked while the fault was in effect")
+}
+
+// A pause with a handoff ends at the next grant of its key, and holds that
+// client at its grant until the woken client's request in flight (its
+// release, stopped between GET and DEL) has completed: the late DEL lands
+// while the next holder holds the key, whatever the scheduling.
+func TestAHandoffPauseEndsUnderTheNextHoldersGrant(t *testing.T) {
+	spec := cluster.Spec{Topology: cluster.Independent, Masters: 1}
+	p := nemesis.Params{Key: "k", Point: "after-get", Handoff: true}
+	// Holds of no length: only the handoff keeps the next holder from
+	// releasing before the late DEL lands.
+	ops, ws := faultRunShaped(t, spec, "mutex", "get-then-del", "pause-at", p, 6*time.Second, nil,
+		func(c *workloads.Config) { c.HoldMin, c.HoldMax = 0, 0 })
+	require.Len(t, ws, 1)
+	var end history.Op
+	for _, op := range ops {
+		if op.F == history.FaultEnd && op.Type == history.OK {
+			end = op
+		}
+	}
+	require.NotEmpty(t, end.Lease, "the heal names the grant it ended under")
+	sleeper, err := strconv.Atoi(strings.Fields(ws[0].Node)[1])
+	require.NoError(t, err, ws[0].Node)
+	var granted, woke, released int64 = -1, -1, -1
+	for _, op := range ops {
+		switch {
+		case op.F == history.Acquire && op.Type == history.OK && op.Lease == end.Lease:
+			granted = op.Time
+		case op.F == history.Release && op.Type != history.Invoke && op.Process == sleeper && woke < 0 && op.Time > ws[0].Start:
+			// The release the sleeper was stopped in (its completion may
+			// be recorded before the heal's).
+			woke = op.Time
+		case op.F == history.Release && op.Type == history.Invoke && op.Lease == end.Lease:
+			released = op.Time
+		}
+	}
+	require.Positive(t, granted, "the next holder's grant")
+	require.Positive(t, woke, "the release the sleeper was stopped in completed")
+	require.Less(t, granted, end.Time, "the pause ended after the next grant")
+	require.Less(t, woke, released, "the next holder was held until the sleeper's late release had completed")
+	r := checker.Check(ops, checker.Options{})
+	require.NotContains(t, kinds(r.Anomalies), checker.KindPrecondition, r.Reason)
+	require.NotContains(t, kinds(r.Anomalies), checker.KindFaultFailed, r.Reason)
+	require.Equal(t, checker.Invalid, r.Verdict, "the late DEL removed the next holder's lock: %s", r.Reason)
 }

@@ -69,6 +69,9 @@ type Params struct {
 	Client int `json:"client,omitempty"`
 	// Point stops the victim at this named point inside the lock.
 	Point string `json:"point,omitempty"`
+	// Handoff ends a pause at the next grant of Key, not after its length
+	// alone (Step.Handoff).
+	Handoff bool `json:"handoff,omitempty"`
 	// Steps are the faults of a plan.
 	Steps []Step `json:"steps,omitempty"`
 	// Faults are what the random schedule draws from; Every is its mean
@@ -170,12 +173,18 @@ type window struct {
 	id    string
 
 	key, lease string
+	// healKey and healLease name the grant a fault's heal was aimed at
+	// (Step.Handoff), on its fault-end.
+	healKey, healLease string
 }
 
 func (w *window) step(f history.F, act func(context.Context) error) error {
 	inv := history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: f, Fault: w.fault, FaultID: w.id, Node: w.node}
-	if f == history.FaultStart {
+	switch f {
+	case history.FaultStart:
 		inv.Key, inv.Lease = w.key, w.lease
+	case history.FaultEnd:
+		inv.Key, inv.Lease = w.healKey, w.healLease
 	}
 	inv = w.rec.Record(inv)
 	w.id = inv.FaultID

@@ -48,6 +48,14 @@ type Step struct {
 	TTLs int `json:"ttls,omitempty"`
 	// By is the fault's size: a clock jump, a link delay.
 	By time.Duration `json:"by,omitempty"`
+	// Handoff ends a pause of Key's holder at a moment, not after its
+	// length alone: once For and TTLs have passed, at the next grant of
+	// Key (to another client: the sleeper cannot ask). That client is held
+	// at its grant until the woken client's request in flight has
+	// completed, so a late command of the sleeper's (the DEL of a release
+	// that checked its owner before it slept) lands while the next holder
+	// holds the key, whatever the machine's scheduling.
+	Handoff bool `json:"handoff,omitempty"`
 }
 
 func (s Step) validate() error {
@@ -68,8 +76,12 @@ func (s Step) validate() error {
 	if err := checkHolderEvent(s.On); err != nil {
 		return fmt.Errorf("fault %s: %w", s.Fault, err)
 	}
-	if kind, _, _ := strings.Cut(target, ":"); s.Point != "" && kind != "client" && kind != "holder" {
+	kind, _, _ := strings.Cut(target, ":")
+	if s.Point != "" && kind != "client" && kind != "holder" {
 		return fmt.Errorf("fault %s: a point inside the lock needs a client target, not %q", s.Fault, target)
+	}
+	if s.Handoff && (s.Key == "" || (kind != "client" && kind != "holder") || (s.For == 0 && s.TTLs == 0)) {
+		return fmt.Errorf("fault %s: a handoff needs a client target, a key and a length (for or ttls)", s.Fault)
 	}
 	return nil
 }
@@ -158,6 +170,9 @@ func (s Step) describe(i int) string {
 	}
 	if s.Point != "" {
 		d += " at point " + s.Point
+	}
+	if s.Handoff {
+		d += ", ending at the next grant of " + s.Key
 	}
 	return d
 }
@@ -351,11 +366,21 @@ func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, ai
 			}
 			sleep(ctx, hold)
 		}
+		var next *workloads.Caught
+		if s.Handoff && ierr == nil && !instant {
+			next = n.handoff(ctx, env, i, s, w)
+		}
 		if n.healBegins(ctx) {
 			env.Rec.Mark(history.PhaseHeal)
 		}
 		if err := w.step(history.FaultEnd, heal); err != nil {
 			errs <- err
+		}
+		if next != nil {
+			// The woken client's late request lands under the next
+			// holder's grant; a bound comes from the request's own timeout.
+			_ = env.Clients.Quiet(halt(env), t.Process)
+			next.Let()
 		}
 		n.mu.Lock()
 		n.active--
@@ -369,6 +394,31 @@ func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, ai
 		}
 	}()
 	return ierr
+}
+
+// handoff waits for the next grant of step i's key after its pause, and
+// holds that client there: the pause ends under its grant, which the
+// fault-end names. A grant that never came before the fault phase ended
+// is recorded as a missed moment: the run did not stage what it set out to.
+func (n *Plan) handoff(ctx context.Context, env Env, i int, s Step, w *window) *workloads.Caught {
+	c, err := env.Clients.Catch(ctx, workloads.Moment{Key: s.Key, Slot: AnySlot})
+	if err != nil {
+		op := history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: history.FaultMissed, Fault: s.Fault, Node: s.describe(i)}
+		op.FaultID = env.Rec.Record(op).FaultID
+		op.Type, op.Error = history.Fail, "no other client was granted "+s.Key+" before the fault phase ended, so the pause ended without its handoff"
+		env.Rec.Record(op)
+		return nil
+	}
+	w.healKey, w.healLease = s.Key, c.Lease
+	return c
+}
+
+// halt is a context that ends only when the run is interrupted.
+func halt(env Env) context.Context {
+	if env.Halt != nil {
+		return env.Halt
+	}
+	return context.Background()
 }
 
 // done reports that no step is left to strike, or may strike: the fault

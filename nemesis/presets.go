@@ -60,7 +60,7 @@ func preset(name, topology, summary string, step func(Params) (Step, error)) {
 // clientStep aims fault at the holder of p.Key (shown by p.On), or else at
 // client slot p.Client.
 func clientStep(fault string, p Params) Step {
-	s := Step{Fault: fault, Target: "client:" + strconv.Itoa(p.Client), After: p.After, For: p.For}
+	s := Step{Fault: fault, Target: "client:" + strconv.Itoa(p.Client), After: p.After, For: p.For, Handoff: p.Handoff}
 	if p.Key != "" {
 		s.Target, s.Key, s.On = "holder", p.Key, p.On
 	}

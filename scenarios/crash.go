@@ -28,6 +28,14 @@ func init() {
 		Precondition: "the holder of k0 is killed between its read of the counter and its write, its lease held while it dies",
 	}))
 	register(crashed(Scenario{
+		Name: "crash-redispy",
+		Description: "the crash-simple crash against redis-py's own Lock in a Python client (drivers/redispy): " +
+			"the holder is killed inside its critical section, the lock's timeout frees the key, and the others go on",
+		Expect: Safe, Lock: "redispy", Driver: "redispy", Workload: "counter",
+		Nemesis: "crash-client", Fault: nemesis.Params{After: time.Second, Key: "k0", On: history.Read},
+		Precondition: "the holder of k0 is killed between its read of the counter and its write, its lease held while it dies",
+	}))
+	register(crashed(Scenario{
 		Name: "crash-no-ttl",
 		Description: "the holder of a lock without expiry (the seeds' no-ttl) is killed: the key stays taken " +
 			"for the rest of the run, a liveness failure",

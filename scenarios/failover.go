@@ -3,6 +3,7 @@ package scenarios
 import (
 	"time"
 
+	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 )
 
@@ -32,6 +33,15 @@ func init() {
 			"replica has it, and Sentinel promotes the most up-to-date replica, so on this fault no granted lock " +
 			"is lost (WAIT is no consensus: other faults can still lose acknowledged writes)",
 		Expect: Safe, Lock: "simple-wait", CI: true,
+	}))
+	register(isolated(Scenario{
+		Name: "failover-redispy",
+		Description: "the failover-simple fault against redis-py's own Lock in Python clients (drivers/redispy): " +
+			"redis-py asks Sentinel for the master only when it opens a connection, so its pooled connections " +
+			"keep taking locks on the isolated old master while a replica is promoted, until the old master " +
+			"is demoted and they reconnect to the new one",
+		Expect: Unsafe, Lock: "redispy", Driver: "redispy", CI: true,
+		LockOptions: client.LockOptions{Sentinel: client.SentinelReconnect},
 	}))
 	register(contended(Scenario{
 		Name: "failover-redlock",

@@ -19,9 +19,13 @@ func init() {
 			"the TTL; the lease passes to another client, the late DEL deletes that client's lock, and a third gets in",
 		Expect: Unsafe, Lock: "get-then-del", Workload: "counter",
 		Cluster: cluster.Spec{Topology: cluster.Independent, Masters: 1},
-		Nemesis: "pause-at", Fault: nemesis.Params{After: time.Second, Key: "k0", Point: "after-get"},
-		Precondition: "the holder of k0 stops itself between the GET that saw its own token and its DEL",
-		Clients:      6, Keys: []string{"k0"},
+		// The pause ends at the next grant of k0, and that holder is held
+		// there until the sleeper's DEL has landed: the DEL finds the next
+		// holder's lock, not a key between holds or mid-release.
+		Nemesis: "pause-at", Fault: nemesis.Params{After: time.Second, Key: "k0", Point: "after-get", Handoff: true},
+		Precondition: "the holder of k0 stops itself between the GET that saw its own token and its DEL, " +
+			"and wakes while the next holder of k0 holds it",
+		Clients: 6, Keys: []string{"k0"},
 		TTL: time.Second, HoldMin: 200 * time.Millisecond, HoldMax: 400 * time.Millisecond, Pause: 5 * time.Millisecond,
 		Time: 6 * time.Second, CI: true,
 	})

@@ -38,6 +38,12 @@ func init() {
 		Expect: Unsafe, Lock: "simple",
 	}))
 	register(paused(Scenario{
+		Name: "pause-redispy",
+		Description: "the pause-simple pause against redis-py's own Lock in a Python client (drivers/redispy): " +
+			"the lease expires while the holder sleeps, others increment, and the sleeper's write destroys their updates",
+		Expect: Unsafe, Lock: "redispy", Driver: "redispy",
+	}))
+	register(paused(Scenario{
 		Name: "pause-reentrant",
 		Description: "the same pause against the Redisson-style lock with a watchdog: the pause freezes the watchdog " +
 			"with its process, so the lease expires all the same and the sleeper's write destroys updates",

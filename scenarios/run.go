@@ -65,8 +65,24 @@ func (o RunOptions) catalogue() locks.Catalogue {
 var ErrInterrupted = errors.New("run interrupted")
 
 // Prepare applies the options and rejects combinations that cannot work,
-// before any container or process starts.
+// before any container or process starts. A scenario with its own driver
+// asks it for its hello.
 func (s Scenario) Prepare(o RunOptions) (Scenario, error) {
+	s, _, err := s.prepare(o)
+	return s, err
+}
+
+// prepare is Prepare, and the options with the scenario's driver.
+func (s Scenario) prepare(o RunOptions) (Scenario, RunOptions, error) {
+	o, err := s.withDriver(o)
+	if err != nil {
+		return s, o, err
+	}
+	s, err = s.apply(o)
+	return s, o, err
+}
+
+func (s Scenario) apply(o RunOptions) (Scenario, error) {
 	if o.Time != 0 {
 		s.Time = o.Time
 	}
@@ -174,7 +190,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	s, err = s.Prepare(o)
+	s, o, err = s.prepare(o)
 	if err != nil {
 		return nil, err
 	}

@@ -10,9 +10,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/client/clienttest"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/drivers"
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
@@ -24,9 +26,43 @@ func TestEveryScenarioIsRunnableAsRegistered(t *testing.T) {
 	for _, name := range scenarios.Names() {
 		s, err := scenarios.Get(name)
 		require.NoError(t, err)
+		if s.Driver != "" {
+			shippedDriverRuns(t, s.Driver)
+		}
 		_, err = s.Prepare(scenarios.RunOptions{})
 		require.NoError(t, err, name)
 	}
+}
+
+// shippedDriverRuns skips the test when the named driver's interpreter
+// cannot start it (python3-redis missing), except under CI=true.
+func shippedDriverRuns(t *testing.T, name string) {
+	t.Helper()
+	d, err := drivers.Get(name)
+	require.NoError(t, err)
+	cmd, err := d.Command()
+	require.NoError(t, err)
+	if _, err := client.Probe(cmd); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("driver %s (needs %s) does not start, and under CI=true it must: %v", name, d.Needs, err)
+		}
+		t.Skipf("driver %s does not start (it needs %s; CI=true makes this a failure): %v", name, d.Needs, err)
+	}
+}
+
+// A scenario with its own driver runs its clients with it: Prepare reads
+// its hello (its lock is the driver's, not deadbolt's), and --driver
+// replaces it.
+func TestAScenarioRunsItsOwnDriver(t *testing.T) {
+	s, err := scenarios.Get("pause-redispy")
+	require.NoError(t, err)
+	shippedDriverRuns(t, s.Driver)
+	_, err = s.Prepare(scenarios.RunOptions{})
+	require.NoError(t, err)
+	_, err = s.Prepare(scenarios.RunOptions{Lock: "simple"})
+	require.ErrorContains(t, err, `unknown lock "simple": driver /usr/bin/python3 `)
+	_, err = s.Prepare(scenarios.RunOptions{Driver: clienttest.Command()})
+	require.ErrorContains(t, err, `unknown lock "redispy"`, "--driver replaces the scenario's driver")
 }
 
 func TestBadRunOptionsAreRejectedBeforeAnyContainer(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/drivers"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
 )
 
@@ -66,6 +67,9 @@ type Scenario struct {
 	MinAcquires int
 	// CI marks the scenarios of the CI suite (`deadbolt scenario` with no names).
 	CI bool
+	// Driver names the shipped driver (package drivers) that runs every
+	// client; "" is deadbolt's own client. --driver replaces it.
+	Driver string
 }
 
 func (s Scenario) minAcquires() int {
@@ -101,6 +105,11 @@ func register(s Scenario) {
 	}
 	if t := nemesis.Topology(s.Nemesis); t != "" && t != s.Cluster.Topology {
 		panic(fmt.Sprintf("scenarios: %s runs nemesis %s on topology %s", s.Name, s.Nemesis, s.Cluster.Topology))
+	}
+	if s.Driver != "" {
+		if _, err := drivers.Get(s.Driver); err != nil {
+			panic(fmt.Sprintf("scenarios: %s: %v", s.Name, err))
+		}
 	}
 	registry[s.Name] = s
 }

@@ -106,3 +106,28 @@ func (s *Session) reach(f history.F, l *Lease) {
 		}
 	}
 }
+
+// Quiet waits until the client process proc has no request in flight:
+// the completion of the one it was sent last is recorded. A process no
+// session runs any more has none. It fails only when ctx ends first.
+func (r *Runner) Quiet(ctx context.Context, proc *client.Process) error {
+	var busy chan struct{}
+	r.mu.Lock()
+	for _, s := range r.slots {
+		s.mu.Lock()
+		if s.proc == proc {
+			busy = s.busy
+		}
+		s.mu.Unlock()
+	}
+	r.mu.Unlock()
+	if busy == nil {
+		return nil
+	}
+	select {
+	case <-busy:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

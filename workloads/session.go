@@ -30,6 +30,9 @@ type Session struct {
 	process int
 	grants  int
 	leases  map[string]*Lease
+	// busy is open while a request of the session's is in flight, and
+	// closed once its completion is recorded (see Runner.Quiet).
+	busy chan struct{}
 }
 
 // Lease is one grant as the harness names and knows it. The lock's token
@@ -187,6 +190,10 @@ func (s *Session) moveTo(id int) {
 // the outcome unknown and is replaced.
 func (s *Session) call(inv history.Op, req client.Request, done func(client.Reply, *history.Op)) (client.Reply, history.Type, error) {
 	rec := s.r.cfg.Rec
+	busy := make(chan struct{})
+	s.mu.Lock()
+	s.busy = busy
+	s.mu.Unlock()
 	inv.Type, inv.Process = history.Invoke, s.process
 	rec.Record(inv)
 	out := history.Op{Process: inv.Process, F: inv.F, Key: inv.Key, Lease: inv.Lease}
@@ -212,6 +219,7 @@ func (s *Session) call(inv history.Op, req client.Request, done func(client.Repl
 		out.Next = s.r.nextProcess()
 	}
 	rec.Record(out)
+	close(busy)
 	switch {
 	case err != nil:
 		return rep, out.Type, s.restart()

@@ -6,8 +6,8 @@ owner-checked script) on one independent master, and the `resource` op.
 Standard library only: it speaks RESP2 over a socket itself. It has no
 watchdog and no named points, so it sends no renew, lost or stopped events
 and ignores `arm`. It is single-threaded, so its lines cannot interleave.
-The conformance suite in client/conformance_test.go runs it beside the Go
-driver.
+The conformance suite (client/conformance, `deadbolt conformance`) runs it
+beside the Go driver.
 """
 import json
 import os

@@ -141,3 +141,29 @@ func TestConformanceCommand(t *testing.T) {
 	require.Contains(t, out, "ok   resource replies\n", "the other rules still run")
 	require.NotContains(t, out, "Error Trace", "no Go stack for a driver's author")
 }
+
+// A scenario that runs a shipped driver asks it for its hello before
+// anything starts: an interpreter without redis-py, or a binary that cannot
+// find the driver's script, is bad input with what to do, and no store.
+func TestAShippedDriverThatCannotStartIsBadInput(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skipf("no /usr/bin/python3: %v", err)
+	}
+	store := filepath.Join(t.TempDir(), "store")
+	// -S leaves Debian's dist-packages, where python3-redis lives, off the path.
+	code, _, stderr := deadbolt(t, "run", "pause-redispy", "--driver", "/usr/bin/python3 -S ../../drivers/redispy/driver.py", "--store", store)
+	require.Equal(t, exitBadInput, code, stderr)
+	require.Contains(t, stderr, "cannot import redis-py")
+	require.Contains(t, stderr, "install Debian's python3-redis")
+	require.NoDirExists(t, store)
+
+	bin := buildDeadbolt(t) // outside the repository, as is its working directory
+	cmd := exec.Command(bin, "scenario", "crash-redispy", "--store", store)
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, "%s", out)
+	require.Equal(t, exitBadInput, ee.ExitCode(), "%s", out)
+	require.Contains(t, string(out), "scenario crash-redispy runs its clients with a shipped driver: driver redispy: no drivers/redispy/driver.py in the working directory "+cmd.Dir)
+	require.NoDirExists(t, store)
+}

@@ -117,22 +117,11 @@ func probeDriver(line string) (probed, error) {
 	if err != nil {
 		return probed{}, badInput("--driver: %v", err)
 	}
-	var log strings.Builder
-	ls, err := client.Probe(cmd, &log)
+	ls, err := client.Probe(cmd)
 	if err != nil {
-		msg := err.Error()
-		if l := strings.TrimSpace(log.String()); l != "" {
-			msg += "; its stderr: " + lastLines(l, 5)
-		}
-		return probed{}, badInput("--driver: %s", msg)
+		return probed{}, badInput("--driver: %v", err)
 	}
 	return probed{cmd, ls}, nil
-}
-
-// lastLines is the last n lines of s, joined by " | ".
-func lastLines(s string, n int) string {
-	ls := strings.Split(s, "\n")
-	return strings.Join(ls[max(len(ls)-n, 0):], " | ")
 }
 
 func (f *runFlags) options(stderr io.Writer) scenarios.RunOptions {
