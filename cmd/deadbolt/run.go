@@ -39,6 +39,8 @@ type runFlags struct {
 	store    string
 	// driver is --driver's command line; "" runs deadbolt's own client.
 	driver string
+	// target is --target's file: an existing deployment to run against.
+	target string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet, single bool) {
@@ -52,6 +54,7 @@ func (f *runFlags) register(fs *flag.FlagSet, single bool) {
 		return nil
 	})
 	fs.StringVar(&f.store, "store", "store", "directory for run output")
+	fs.StringVar(&f.target, "target", "", "run against an existing deployment described in this JSON file (endpoints: topology, masters or Sentinels, resource, credentials, addresses); no container starts, node faults are refused")
 	fs.StringVar(&f.driver, "driver", "", `command line of the driver that runs each client, split as a shell splits words (e.g. "python3 drivers/redispy/driver.py"; docs/driver-protocol.md); default: deadbolt's own`)
 	if single {
 		fs.Func("time", "workload duration (default: the scenario's)", func(s string) error {
@@ -94,6 +97,9 @@ func (f *runFlags) register(fs *flag.FlagSet, single bool) {
 // probe asks --driver for its locks (its hello) before anything starts;
 // without --driver the options run deadbolt's own client.
 func (f *runFlags) probe(o *scenarios.RunOptions) error {
+	if err := readTarget(f.target, o); err != nil {
+		return err
+	}
 	if f.driver == "" {
 		return nil
 	}
