@@ -116,11 +116,11 @@ type Cluster struct {
 	Spec  Spec
 	Nodes []*Node
 
-	d         *docker
-	dialer    endpoints.Dialer
+	d      *docker
+	dialer endpoints.Dialer
 	// target is the deployment an attached cluster runs against (Attach);
 	// nil for the clusters deadbolt starts.
-	target *endpoints.Endpoints
+	target    *endpoints.Endpoints
 	nodesNet  string
 	hosts     *hosts
 	clientNet string
