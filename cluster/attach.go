@@ -84,6 +84,10 @@ var ErrNotOurs = errors.New("deadbolt did not start this node (--target): node f
 // Attached reports a cluster over an existing deployment (Attach).
 func (c *Cluster) Attached() bool { return c.target != nil }
 
+// GroupName is the Sentinel master group's name: MasterName, or the
+// target's for an attached cluster.
+func (c *Cluster) GroupName() string { return c.masterName() }
+
 // masterName is the Sentinel master group's name.
 func (c *Cluster) masterName() string {
 	if c.target != nil {

@@ -58,6 +58,10 @@ func NeedsOf(name string, p Params) (Needs, error) {
 	return need, nil
 }
 
+// byCommand are the faults on nodes made by a Redis command alone, which a
+// deployment deadbolt did not start still takes.
+var byCommand = map[string]bool{"sentinel-failover": true}
+
 // NodeFaults lists the faults of a schedule that act on nodes (kill,
 // restart, freeze, isolate, move a clock, fail over): they need deadbolt's
 // own containers, and a run against an existing deployment (--target)
@@ -86,8 +90,9 @@ func NodeFaults(name string, p Params) ([]string, error) {
 		if target == "" {
 			target = faults[s.Fault].target
 		}
-		switch kind, _, _ := strings.Cut(target, ":"); kind {
-		case "client", "holder", "link":
+		switch kind, _, _ := strings.Cut(target, ":"); {
+		case kind == "client" || kind == "holder" || kind == "link":
+		case byCommand[s.Fault]:
 		default:
 			out = append(out, s.Fault+" on "+target)
 		}
