@@ -30,6 +30,9 @@ func clockShiftOffset(d time.Duration) string {
 // SetClock moves the node's wall clock to real time + offset (0 restores
 // it). It takes effect within 100 ms.
 func (n *Node) SetClock(ctx context.Context, offset time.Duration) error {
+	if err := n.container(); err != nil {
+		return err
+	}
 	if !n.cl.Spec.ClockFaults {
 		return fmt.Errorf("clock of %s: the cluster was started without clock faults (Spec.ClockFaults)", n.Name)
 	}

@@ -116,8 +116,11 @@ type Cluster struct {
 	Spec  Spec
 	Nodes []*Node
 
-	d         *docker
-	dialer    endpoints.Dialer
+	d      *docker
+	dialer endpoints.Dialer
+	// target is the deployment an attached cluster runs against (Attach);
+	// nil for the clusters deadbolt starts.
+	target    *endpoints.Endpoints
 	nodesNet  string
 	hosts     *hosts
 	clientNet string
@@ -177,6 +180,9 @@ func Start(ctx context.Context, spec Spec) (_ *Cluster, err error) {
 // Close removes every container and network of the run. It is safe to call
 // more than once and with a cancelled parent context (use WithoutCancel).
 func (c *Cluster) Close(ctx context.Context) error {
+	if c.target != nil {
+		return c.closeAttached(ctx)
+	}
 	if c.d == nil {
 		return nil
 	}
@@ -328,6 +334,9 @@ func (c *Cluster) Clients(o endpoints.ClientOptions) []*redis.Client {
 
 // SaveLogs writes every node's log into dir.
 func (c *Cluster) SaveLogs(ctx context.Context, dir string) error {
+	if c.target != nil {
+		return nil // the deployment's logs are its owner's
+	}
 	var errs []error
 	for _, n := range c.Nodes {
 		errs = append(errs, n.SaveLog(ctx, dir))

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"maps"
+
 	"github.com/deadbolt-lab/deadbolt/endpoints"
 )
 
@@ -8,6 +10,11 @@ import (
 // targets. Published ports are pinned, so the snapshot stays right across
 // kills and restarts.
 func (c *Cluster) Endpoints() endpoints.Endpoints {
+	if c.target != nil {
+		e := *c.target
+		e.Addresses = maps.Clone(c.target.Addresses)
+		return e
+	}
 	e := endpoints.Endpoints{Topology: c.Spec.Topology, Addresses: map[string]string{}}
 	for _, n := range c.Nodes {
 		e.Addresses[n.Logical()] = n.Addr()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 )
@@ -71,8 +72,8 @@ func (c *Cluster) Healthy(ctx context.Context) error {
 			return fmt.Errorf("Sentinel's master %s reports role %s", name, r.role)
 		case name != master.Name && r.role != "slave":
 			return fmt.Errorf("%s is a %s beside master %s", name, r.role, master.Name)
-		case name != master.Name && (r.masterHost != master.Name || r.link != "up"):
-			return fmt.Errorf("replica %s follows %q, link %q; want %s, up", name, r.masterHost, r.link, master.Name)
+		case name != master.Name && (net.JoinHostPort(r.masterHost, r.masterPort) != master.Logical() || r.link != "up"):
+			return fmt.Errorf("replica %s follows %q, link %q; want %s, up", name, net.JoinHostPort(r.masterHost, r.masterPort), r.link, master.Logical())
 		}
 	}
 	for _, s := range c.ByRole(RoleSentinel) {
@@ -109,10 +110,15 @@ func (c *Cluster) Master(ctx context.Context) (*Node, error) {
 	if answered <= len(sentinels)/2 {
 		return nil, fmt.Errorf("only %d of %d Sentinels named a master: %w", answered, len(sentinels), errors.Join(errs...))
 	}
-	return c.Node(name)
+	for _, n := range c.ByRole(RoleRedis) {
+		if n.Logical() == name {
+			return n, nil
+		}
+	}
+	return nil, fmt.Errorf("Sentinel's master %s is no node of run %s", name, c.Run)
 }
 
-type replication struct{ role, masterHost, link string }
+type replication struct{ role, masterHost, masterPort, link string }
 
 func (n *Node) replication(ctx context.Context) (replication, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -124,7 +130,7 @@ func (n *Node) replication(ctx context.Context) (replication, error) {
 		return replication{}, fmt.Errorf("INFO replication on %s: %w", n.Name, err)
 	}
 	f := infoFields(info)
-	return replication{role: f["role"], masterHost: f["master_host"], link: f["master_link_status"]}, nil
+	return replication{role: f["role"], masterHost: f["master_host"], masterPort: f["master_port"], link: f["master_link_status"]}, nil
 }
 
 func (n *Node) sentinelMaster(ctx context.Context) (string, error) {
@@ -132,11 +138,11 @@ func (n *Node) sentinelMaster(ctx context.Context) (string, error) {
 	defer cancel()
 	rdb := n.Client()
 	defer rdb.Close()
-	addr, err := rdb.Do(ctx, "SENTINEL", "get-master-addr-by-name", MasterName).StringSlice()
+	addr, err := rdb.Do(ctx, "SENTINEL", "get-master-addr-by-name", n.cl.masterName()).StringSlice()
 	if err != nil || len(addr) != 2 {
 		return "", fmt.Errorf("%s: get-master-addr-by-name: %v %v", n.Name, addr, err)
 	}
-	return addr[0], nil
+	return net.JoinHostPort(addr[0], addr[1]), nil
 }
 
 // sentinelSees checks that a Sentinel knows every replica and peer as up,
@@ -150,7 +156,7 @@ func (n *Node) sentinelSees(ctx context.Context, replicas, peers int) error {
 		what string
 		want int
 	}{{"replicas", replicas}, {"sentinels", peers}} {
-		res, err := rdb.Do(ctx, "SENTINEL", q.what, MasterName).Slice()
+		res, err := rdb.Do(ctx, "SENTINEL", q.what, n.cl.masterName()).Slice()
 		if err != nil {
 			return fmt.Errorf("%s: SENTINEL %s: %w", n.Name, q.what, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -41,24 +42,44 @@ type Node struct {
 
 	c  *testcontainers.DockerContainer
 	cl *Cluster
+	// addr is where an attached node is reached (Attach); "" for the
+	// nodes deadbolt starts, reached on their published port.
+	addr string
 
 	mu    sync.Mutex
 	clock time.Duration // wall-clock offset, see SetClock
 }
 
 // Logical is the address other nodes and Sentinel use for this node.
-func (n *Node) Logical() string { return n.Name + ":" + strconv.Itoa(n.Port) }
+func (n *Node) Logical() string {
+	if _, _, err := net.SplitHostPort(n.Name); err == nil {
+		return n.Name // an attached node named by its whole address
+	}
+	return net.JoinHostPort(n.Name, strconv.Itoa(n.Port))
+}
 
 // Addr is the published address on 127.0.0.1.
-func (n *Node) Addr() string { return "127.0.0.1:" + strconv.Itoa(n.HostPort) }
+func (n *Node) Addr() string {
+	if n.addr != "" {
+		return n.addr
+	}
+	return "127.0.0.1:" + strconv.Itoa(n.HostPort)
+}
 
-// Client is a direct connection to this node, with the cluster's timeouts.
+// Client is a direct connection to this node, with the cluster's timeouts
+// (and a target's credentials, for a Redis node of an attached cluster).
 func (n *Node) Client() *redis.Client {
+	if t := n.cl.target; t != nil && n.Role != RoleSentinel {
+		return n.cl.dialer.AuthClient(n.Logical(), endpoints.DefaultClientOptions(), t.Username, t.Password)
+	}
 	return n.cl.dialer.Client(n.Logical(), endpoints.DefaultClientOptions())
 }
 
 // Kill sends SIGKILL: the process dies without saving or closing connections.
 func (n *Node) Kill(ctx context.Context) error {
+	if err := n.container(); err != nil {
+		return err
+	}
 	if _, err := n.cl.d.cli.ContainerKill(ctx, n.c.GetContainerID(), client.ContainerKillOptions{Signal: "KILL"}); err != nil {
 		return fmt.Errorf("kill %s: %w", n.Name, err)
 	}
@@ -68,6 +89,9 @@ func (n *Node) Kill(ctx context.Context) error {
 // Start starts a killed node again and waits until it answers PING. Its
 // published port is pinned, so clients find it where it was.
 func (n *Node) Start(ctx context.Context) error {
+	if err := n.container(); err != nil {
+		return err
+	}
 	if err := n.c.Start(ctx); err != nil {
 		return fmt.Errorf("start %s: %w", n.Name, err)
 	}
@@ -77,6 +101,9 @@ func (n *Node) Start(ctx context.Context) error {
 // Isolate disconnects the node from the node-to-node network: replicas and
 // Sentinels lose it, while clients still reach it through its published port.
 func (n *Node) Isolate(ctx context.Context) error {
+	if err := n.container(); err != nil {
+		return err
+	}
 	_, err := n.cl.d.cli.NetworkDisconnect(ctx, n.cl.nodesNet, client.NetworkDisconnectOptions{Container: n.c.GetContainerID(), Force: true})
 	if err != nil {
 		return fmt.Errorf("isolate %s: %w", n.Name, err)
@@ -96,6 +123,9 @@ func (n *Node) Reconnect(ctx context.Context) error {
 }
 
 func (n *Node) reconnect(ctx context.Context) error {
+	if err := n.container(); err != nil {
+		return err
+	}
 	_, err := n.cl.d.cli.NetworkConnect(ctx, n.cl.nodesNet, client.NetworkConnectOptions{
 		Container:      n.c.GetContainerID(),
 		EndpointConfig: n.cl.hosts.endpoint(n.Name),
@@ -110,6 +140,9 @@ func (n *Node) reconnect(ctx context.Context) error {
 // freezer): it answers nothing, yet its connections stay open, as a node
 // stalled in a long GC, swap or a stopped VM. Resume or Heal undoes it.
 func (n *Node) Pause(ctx context.Context) error {
+	if err := n.container(); err != nil {
+		return err
+	}
 	if _, err := n.cl.d.cli.ContainerPause(ctx, n.c.GetContainerID(), client.ContainerPauseOptions{}); err != nil {
 		return fmt.Errorf("pause %s: %w", n.Name, err)
 	}
@@ -118,6 +151,9 @@ func (n *Node) Pause(ctx context.Context) error {
 
 // Resume thaws a paused node.
 func (n *Node) Resume(ctx context.Context) error {
+	if err := n.container(); err != nil {
+		return err
+	}
 	if _, err := n.cl.d.cli.ContainerUnpause(ctx, n.c.GetContainerID(), client.ContainerUnpauseOptions{}); err != nil {
 		return fmt.Errorf("resume %s: %w", n.Name, err)
 	}
@@ -129,6 +165,9 @@ func (n *Node) Resume(ctx context.Context) error {
 type state struct{ running, paused, connected bool }
 
 func (n *Node) state(ctx context.Context) (state, error) {
+	if err := n.container(); err != nil {
+		return state{}, err
+	}
 	r, err := n.cl.d.cli.ContainerInspect(ctx, n.c.GetContainerID(), client.ContainerInspectOptions{})
 	if err != nil {
 		return state{}, fmt.Errorf("inspect %s: %w", n.Name, err)
@@ -151,6 +190,9 @@ func (n *Node) state(ctx context.Context) (state, error) {
 // paused node, reconnects an isolated one and starts a stopped one. Faults
 // heal themselves; this is the end of a run's safety net.
 func (n *Node) Heal(ctx context.Context) error {
+	if n.c == nil {
+		return nil // deadbolt broke nothing on a node it did not start
+	}
 	st, err := n.state(ctx)
 	if err != nil {
 		return err
@@ -185,6 +227,9 @@ func (n *Node) Ping(ctx context.Context) error {
 
 // SaveLog writes the container's log to dir/<name>.log.
 func (n *Node) SaveLog(ctx context.Context, dir string) error {
+	if err := n.container(); err != nil {
+		return err
+	}
 	rc, err := n.c.Logs(ctx)
 	if err != nil {
 		return fmt.Errorf("logs of %s: %w", n.Name, err)

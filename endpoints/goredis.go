@@ -89,6 +89,15 @@ func (d *Dialer) Client(addr string, o ClientOptions) *redis.Client {
 	return redis.NewClient(ro)
 }
 
+// AuthClient is Client with credentials, for a deployment whose Redis
+// nodes ask for them.
+func (d *Dialer) AuthClient(addr string, o ClientOptions, username, password string) *redis.Client {
+	ro := o.redis()
+	ro.Addr, ro.Dialer = addr, d.Dial
+	ro.Username, ro.Password = username, password
+	return redis.NewClient(ro)
+}
+
 // node is the options of a lock user's client of one Redis node (not a
 // Sentinel).
 func (e Endpoints) node(o ClientOptions, addr string, d *Dialer) *redis.Options {

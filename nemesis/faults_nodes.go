@@ -67,7 +67,7 @@ func sentinelFailover(ctx context.Context, env Env, t Target, _ time.Duration) (
 	}
 	s := t.Nodes[0].Client()
 	defer s.Close()
-	if err := s.Do(ctx, "SENTINEL", "FAILOVER", cluster.MasterName).Err(); err != nil {
+	if err := s.Do(ctx, "SENTINEL", "FAILOVER", env.Cluster.GroupName()).Err(); err != nil {
 		return nil, fmt.Errorf("SENTINEL FAILOVER: %w", err)
 	}
 	for {

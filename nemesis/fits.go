@@ -57,3 +57,45 @@ func NeedsOf(name string, p Params) (Needs, error) {
 	}
 	return need, nil
 }
+
+// byCommand are the faults on nodes made by a Redis command alone, which a
+// deployment deadbolt did not start still takes.
+var byCommand = map[string]bool{"sentinel-failover": true}
+
+// NodeFaults lists the faults of a schedule that act on nodes (kill,
+// restart, freeze, isolate, move a clock, fail over): they need deadbolt's
+// own containers, and a run against an existing deployment (--target)
+// cannot have them. Client and link faults are not listed.
+func NodeFaults(name string, p Params) ([]string, error) {
+	n, err := New(name, p)
+	if err != nil {
+		return nil, err
+	}
+	var aims []Step
+	switch s := n.(type) {
+	case *Plan:
+		aims = s.Steps
+	case *Random:
+		for _, f := range s.P.Faults {
+			fe, err := lookupFault(f)
+			if err != nil {
+				return nil, err
+			}
+			aims = append(aims, Step{Fault: f, Target: randomTarget(fe.target)})
+		}
+	}
+	var out []string
+	for _, s := range aims {
+		target := s.Target
+		if target == "" {
+			target = faults[s.Fault].target
+		}
+		switch kind, _, _ := strings.Cut(target, ":"); {
+		case kind == "client" || kind == "holder" || kind == "link":
+		case byCommand[s.Fault]:
+		default:
+			out = append(out, s.Fault+" on "+target)
+		}
+	}
+	return out, nil
+}

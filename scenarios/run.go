@@ -14,6 +14,7 @@ import (
 	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/locks"
 	_ "github.com/deadbolt-lab/deadbolt/locks/all" // every lock selectable by name
@@ -51,6 +52,9 @@ type RunOptions struct {
 	// Progress, when set, is told of the workload as it starts and calls
 	// the returned func when it ends (see Live).
 	Progress func(Live) (done func())
+	// Target, when set, is an existing deployment to run against: no
+	// container starts, and node faults are refused (target.go).
+	Target *endpoints.Endpoints
 }
 
 func (o RunOptions) catalogue() locks.Catalogue {
@@ -120,16 +124,22 @@ func (s Scenario) apply(o RunOptions) (Scenario, error) {
 	if s.Clients < 1 {
 		return s, fmt.Errorf("--clients must be at least 1, got %d", s.Clients)
 	}
+	kind, err := workloads.Get(s.WorkloadName())
+	if err != nil {
+		return s, err
+	}
 	groups := 1
 	if s.Cluster.Topology == cluster.Independent {
 		groups = s.Cluster.Defaults().Masters
 	}
+	if o.Target != nil {
+		if s, err = s.fitTarget(*o.Target, need, kind); err != nil {
+			return s, err
+		}
+		groups = o.Target.Groups()
+	}
 	if err := o.catalogue().Fits(s.Lock, groups); err != nil {
 		return s, fmt.Errorf("lock %s cannot run in scenario %s (%s topology): %w", s.Lock, s.Name, s.Cluster.Topology, err)
-	}
-	kind, err := workloads.Get(s.WorkloadName())
-	if err != nil {
-		return s, err
 	}
 	if kind.NeedsKeys && len(s.Keys) == 0 {
 		return s, fmt.Errorf("scenario %s runs workload %s without lock keys", s.Name, kind.Name)
@@ -204,8 +214,14 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	started := time.Now()
 	spec := s.Cluster
 	spec.Resource = kind.Resource
-	logf("%s: starting %s topology (seed %d)", s.Name, s.Cluster.Topology, o.Seed)
-	cl, err := cluster.Start(ctx, spec)
+	var cl *cluster.Cluster
+	if o.Target != nil {
+		logf("%s: running against the %s deployment of --target (seed %d): no container starts", s.Name, s.Cluster.Topology, o.Seed)
+		cl, err = attachTarget(ctx, *o.Target, spec.LinkFaults, s.Keys)
+	} else {
+		logf("%s: starting %s topology (seed %d)", s.Name, s.Cluster.Topology, o.Seed)
+		cl, err = cluster.Start(ctx, spec)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ErrInterrupted
@@ -224,6 +240,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	}
 	reentrant := o.catalogue().Reentrant(s.Lock)
 	rs := s.spec(o.Seed, driver, kind, reentrant)
+	rs.Target = redacted(o.Target)
 	if err := writeSpec(dir, rs); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
 )
 
@@ -50,6 +51,9 @@ type RunSpec struct {
 	MinAcquires  int    `json:"min_acquires"`
 	// Driver is the command that ran each client.
 	Driver []string `json:"driver"`
+	// Target is the existing deployment the run went against (--target),
+	// its password redacted; absent when deadbolt started the cluster.
+	Target *endpoints.Endpoints `json:"target,omitempty"`
 }
 
 // TTL is the configured lease time.

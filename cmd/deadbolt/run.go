@@ -39,6 +39,8 @@ type runFlags struct {
 	store    string
 	// driver is --driver's command line; "" runs deadbolt's own client.
 	driver string
+	// target is --target's file: an existing deployment to run against.
+	target string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet, single bool) {
@@ -52,6 +54,7 @@ func (f *runFlags) register(fs *flag.FlagSet, single bool) {
 		return nil
 	})
 	fs.StringVar(&f.store, "store", "store", "directory for run output")
+	fs.StringVar(&f.target, "target", "", "run against an existing deployment described in this JSON file (endpoints: topology, masters or Sentinels, resource, credentials, addresses); no container starts, node faults are refused")
 	fs.StringVar(&f.driver, "driver", "", `command line of the driver that runs each client, split as a shell splits words (e.g. "python3 drivers/redispy/driver.py"; docs/driver-protocol.md); default: deadbolt's own`)
 	if single {
 		fs.Func("time", "workload duration (default: the scenario's)", func(s string) error {
@@ -94,6 +97,9 @@ func (f *runFlags) register(fs *flag.FlagSet, single bool) {
 // probe asks --driver for its locks (its hello) before anything starts;
 // without --driver the options run deadbolt's own client.
 func (f *runFlags) probe(o *scenarios.RunOptions) error {
+	if err := readTarget(f.target, o); err != nil {
+		return err
+	}
 	if f.driver == "" {
 		return nil
 	}
@@ -191,13 +197,13 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := flag.NewFlagSet("scenario", flag.ContinueOnError)
 	var f runFlags
 	f.register(fs, false)
-	parallel := 2
+	parallel, parallelSet := 2, false
 	fs.Func("parallel", "how many scenarios run at once (1-8, default 2): runs mostly wait on leases and faults", func(s string) error {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > maxParallel {
 			return fmt.Errorf("must be from 1 to %d, got %q", maxParallel, s)
 		}
-		parallel = n
+		parallel, parallelSet = n, true
 		return nil
 	})
 	junit := fs.String("junit", "", "write the suite's results as JUnit XML to this file (one test case per scenario)")
@@ -205,7 +211,8 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	if len(names) == 0 {
+	ci := len(names) == 0
+	if ci {
 		names = scenarios.CISuite()
 	}
 	// Validate every name before the first container starts, and before
@@ -214,13 +221,28 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := f.probe(&o); err != nil {
 		return err
 	}
+	if o.Target != nil {
+		// Runs against one deployment share its nodes and their keys.
+		if parallelSet && parallel > 1 {
+			return badInput("--parallel %d: scenarios against one --target share its nodes and keys, and run one at a time", parallel)
+		}
+		parallel = 1
+	}
 	var suite []scenarios.Scenario
 	for _, n := range names {
 		sc, err := prepared(n, o)
+		if err != nil && ci && o.Target != nil {
+			// The CI suite against a deployment: what it can take.
+			fmt.Fprintf(stderr, "%s: left out: %v\n", n, err)
+			continue
+		}
 		if err != nil {
 			return err
 		}
 		suite = append(suite, sc)
+	}
+	if len(suite) == 0 {
+		return badInput("no scenario of the CI suite can run against --target")
 	}
 	if err := checkStore(f.store); err != nil {
 		return err

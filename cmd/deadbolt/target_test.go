@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/scenarios"
+)
+
+// --target runs a scenario against a deployment someone else started (here
+// containers the test starts itself), with no Docker at all: the binary
+// runs with DOCKER_HOST pointing nowhere, so a container it tried to start
+// would fail the run. A node fault is refused, with why, before anything.
+func TestTargetRunsAgainstSomeoneElsesDeployment(t *testing.T) {
+	clustertest.RequireDocker(t)
+	theirs := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1, Resource: true, Persistence: cluster.PersistNone})
+	b, err := json.Marshal(theirs.Endpoints())
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "target.json")
+	require.NoError(t, os.WriteFile(file, b, 0o644))
+	bin := buildDeadbolt(t)
+	deadboltNoDocker := func(args ...string) (int, string) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "DOCKER_HOST=unix:///nonexistent/docker.sock")
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode(), string(out)
+		}
+		require.NoError(t, err, string(out))
+		return 0, string(out)
+	}
+
+	store := t.TempDir()
+	code, out := deadboltNoDocker("run", "pause-simple", "--target", file, "--seed", "1", "--store", store)
+	require.Equal(t, exitOK, code, out)
+	require.Contains(t, out, "no container starts")
+	require.Contains(t, out, "pause-simple: invalid (expected unsafe)")
+	dirs, err := filepath.Glob(filepath.Join(store, "pause-simple", "*"))
+	require.NoError(t, err)
+	require.Len(t, dirs, 1)
+	spec, err := scenarios.ReadSpec(dirs[0])
+	require.NoError(t, err)
+	require.NotNil(t, spec.Target, "scenario.json records the target")
+	require.NoError(t, theirs.Healthy(t.Context()), "the deployment is left as it was")
+
+	// A link fault: the harness's proxies sit in front of the target.
+	code, out = deadboltNoDocker("run", "delay-bsm", "--target", file, "--seed", "1", "--store", store)
+	require.Equal(t, exitOK, code, out)
+	require.Contains(t, out, "delay-bsm: invalid (expected unsafe)")
+
+	code, out = deadboltNoDocker("run", "failover-simple", "--target", file, "--store", store)
+	require.Equal(t, exitBadInput, code, out)
+	require.Contains(t, out, "injects node faults (isolate-primary on primary)")
+	require.Contains(t, out, "--target runs only client and link faults")
+}

@@ -1,0 +1,38 @@
+package nemesis_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/nemesis"
+)
+
+// NodeFaults names what a deployment deadbolt did not start cannot take,
+// and nothing a client, a link or a Redis command does.
+func TestNodeFaultsNameWhatNeedsContainers(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    nemesis.Params
+		want []string
+	}{
+		{"none", nemesis.Params{}, nil},
+		{"pause-client", nemesis.Params{Key: "k0"}, nil},
+		{"pause-at", nemesis.Params{Key: "k0", Point: "after-get"}, nil},
+		{"isolate-primary", nemesis.Params{}, []string{"isolate-primary on primary"}},
+		{"kill-minority", nemesis.Params{}, []string{"kill on minority"}},
+		{"plan", nemesis.Params{Steps: []nemesis.Step{
+			{Fault: "link-cut", Target: "link:0:redis-4,redis-5"},
+			{Fault: "restart", Target: "node:redis-3", After: time.Second},
+			{Fault: "sentinel-failover"},
+		}}, []string{"restart on node:redis-3"}},
+		{"random", nemesis.Params{Faults: []string{"pause-client", "clock-jump", "link-delay"}}, []string{"clock-jump on minority"}},
+	} {
+		got, err := nemesis.NodeFaults(tc.name, tc.p)
+		require.NoError(t, err, tc.name)
+		require.Equal(t, tc.want, got, tc.name)
+	}
+	_, err := nemesis.NodeFaults("nosuch", nemesis.Params{})
+	require.Error(t, err)
+}

@@ -1,0 +1,96 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
+	"github.com/deadbolt-lab/deadbolt/nemesis"
+	"github.com/deadbolt-lab/deadbolt/workloads"
+)
+
+// A run against an existing deployment (RunOptions.Target, `--target
+// FILE`) starts no container: the clients, the checkers and the faults on
+// clients and links are the same, and node faults are refused, since
+// deadbolt cannot kill, freeze, isolate or move the clock of a node it
+// did not start.
+
+// fitTarget checks, before anything starts, that the scenario can run
+// against target, and takes the target's topology as its own.
+func (s Scenario) fitTarget(target endpoints.Endpoints, need nemesis.Needs, kind workloads.Kind) (Scenario, error) {
+	if err := target.Check(); err != nil {
+		return s, fmt.Errorf("--target: %w", err)
+	}
+	nodes, err := nemesis.NodeFaults(s.Nemesis, s.Fault)
+	if err != nil {
+		return s, err
+	}
+	if len(nodes) > 0 {
+		return s, fmt.Errorf("scenario %s injects node faults (%s), and --target runs only client and link faults: "+
+			"deadbolt cannot kill, freeze, isolate or move the clock of nodes it did not start "+
+			"(docs/architecture.md says how node faults would be driven on Kubernetes)", s.Name, strings.Join(nodes, ", "))
+	}
+	if need.Topology != "" && need.Topology != target.Topology {
+		return s, fmt.Errorf("nemesis %s needs the %s topology; the target is %s", s.Nemesis, need.Topology, target.Topology)
+	}
+	if kind.Resource && target.Resource == "" {
+		return s, fmt.Errorf("scenario %s runs workload %s, whose data lives on a resource node, and the target names none (\"resource\")", s.Name, kind.Name)
+	}
+	s.Cluster = cluster.Spec{Topology: target.Topology, LinkFaults: s.Cluster.LinkFaults, Resource: kind.Resource}
+	return s, nil
+}
+
+// attachTarget is the cluster of a run against target: nothing is started,
+// and the lock keys must not exist there yet, so that the run judges only
+// what its own clients did (and never takes over someone's lock).
+func attachTarget(ctx context.Context, target endpoints.Endpoints, linkFaults bool, keys []string) (*cluster.Cluster, error) {
+	cl, err := cluster.Attach(target, linkFaults)
+	if err != nil {
+		return nil, err
+	}
+	if err := keysFree(ctx, target, keys); err != nil {
+		return nil, errors.Join(err, cl.Close(ctx))
+	}
+	return cl, nil
+}
+
+// keysFree checks that none of keys exists on the target's master groups.
+func keysFree(ctx context.Context, target endpoints.Endpoints, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	clients, err := target.Clients(endpoints.DefaultClientOptions())
+	if err != nil {
+		return err
+	}
+	for i, c := range clients {
+		defer c.Close()
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		n, err := c.Exists(cctx, keys...).Result()
+		cancel()
+		if err != nil {
+			return fmt.Errorf("--target: master group %d does not answer: %w", i+1, err)
+		}
+		if n > 0 {
+			return fmt.Errorf("--target: %d of the scenario's lock keys %v already exist on master group %d; "+
+				"deadbolt judges only locks its own clients took: delete them, or wait for their TTL", n, keys, i+1)
+		}
+	}
+	return nil
+}
+
+// redacted is target without its password, for scenario.json.
+func redacted(target *endpoints.Endpoints) *endpoints.Endpoints {
+	if target == nil {
+		return nil
+	}
+	t := *target
+	if t.Password != "" {
+		t.Password = "(redacted)"
+	}
+	return &t
+}
