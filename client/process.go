@@ -12,8 +12,11 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Command is how to start a driver: a program and its arguments, and
@@ -35,6 +38,10 @@ type Options struct {
 	OnEvent func(Event)
 	// HelloTimeout bounds the wait for the driver's hello (default 10s).
 	HelloTimeout time.Duration
+	// OnSent hears each request the moment its line was written to the
+	// driver, with that time, from the goroutine that called Call: a
+	// fault timed from the write starts its clock there. It must not block.
+	OnSent func(req Request, at time.Time)
 }
 
 // Errors of Call. ErrNotSent means the request certainly never reached the
@@ -50,8 +57,12 @@ var (
 type Process struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
+	stdout  *os.File
 	hello   Event
 	onEvent func(Event)
+	onSent  func(Request, time.Time)
+	// answered is the id of the last reply read from the driver.
+	answered atomic.Int64
 
 	calls   sync.Mutex // one request in flight
 	nextID  int64
@@ -86,9 +97,10 @@ func Start(c Command, o Options) (*Process, error) {
 		return nil, fmt.Errorf("start driver %s: %w", c, err)
 	}
 	p := &Process{
-		cmd: cmd, stdin: stdin, onEvent: o.OnEvent, nextID: 1,
+		cmd: cmd, stdin: stdin, onEvent: o.OnEvent, onSent: o.OnSent, nextID: 1,
 		replies: make(chan Reply, 4), exited: make(chan struct{}),
 	}
+	p.stdout, _ = stdout.(*os.File)
 	hello := make(chan Event, 1)
 	go p.read(stdout, hello)
 	timeout := o.HelloTimeout
@@ -148,6 +160,7 @@ func (p *Process) read(stdout io.Reader, hello chan<- Event) {
 				p.violation(fmt.Errorf("bad reply line %q: %v", line, err))
 				break
 			}
+			p.answered.Store(max(p.answered.Load(), r.ID))
 			p.replies <- r
 			continue
 		}
@@ -246,6 +259,9 @@ func (p *Process) Call(ctx context.Context, req Request, timeout time.Duration) 
 		return Reply{}, fmt.Errorf("%w: %v", ErrNotSent, err)
 	}
 	sent := time.Now()
+	if p.onSent != nil {
+		p.onSent(req, sent)
+	}
 	stoppedBefore := p.stoppedFor(sent)
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -285,6 +301,34 @@ func (p *Process) Call(ctx context.Context, req Request, timeout time.Duration) 
 			return Reply{}, fmt.Errorf("%w: %s without a reply to %s", ErrNoReply, timeout, req.Op)
 		}
 	}
+}
+
+// Answered reports whether the harness has read the driver's reply to
+// request id. A process stopped (or dead) before that wrote it after the
+// stop, or never, provided nothing it wrote earlier is still unread
+// (Unread).
+func (p *Process) Answered(id int64) bool { return p.answered.Load() >= id }
+
+// Unread is how many bytes the driver wrote to its stdout that the harness
+// has not read yet, or -1 when that cannot be told.
+func (p *Process) Unread() int {
+	if p.stdout == nil {
+		return -1
+	}
+	rc, err := p.stdout.SyscallConn()
+	if err != nil {
+		return -1
+	}
+	n := -1
+	if err := rc.Control(func(fd uintptr) {
+		// TIOCINQ is FIONREAD: the bytes a pipe holds.
+		if v, err := unix.IoctlGetInt(int(fd), unix.TIOCINQ); err == nil {
+			n = v
+		}
+	}); err != nil {
+		return -1
+	}
+	return n
 }
 
 // stoppedFor is how long the process has been stopped in all, up to now.
