@@ -16,13 +16,14 @@ import (
 //   - Inside: the request was still outstanding when the client stopped
 //     (the harness had not read its reply; see history.InOp).
 //   - Held: while the client was stopped (or once it was dead), another
-//     client was refused the key, asked after the stop landed, while no
-//     other client's lease may have held it (from the refusal's invocation
-//     to its reply; a lease may hold from its acquire's invocation until
-//     its ok or failed release replied, or its TTL ran out, and forever
-//     when its acquire's outcome is unknown). Only the struck client can
-//     have held the key then: its release had not taken effect yet, or
-//     its acquire had.
+//     client was refused the key, asked after the stop landed, and no
+//     other lease may have held the key at any moment from the struck
+//     request's write to that refusal's reply (a lease may hold from its
+//     acquire's invocation until its ok or failed release replied, or a
+//     TTL after its last acquire or renewal was last heard of, as the
+//     liveness checker reads it). Only the struck lease can have held the
+//     key all that while: its release had not taken effect yet, or its
+//     acquire had.
 //   - A strike hits when it landed Inside and Held, and, for a pause,
 //     the client was resumed only after the struck lease's TTL had passed
 //     (its last acquire or renewal invocation + TTL): the operation was in
@@ -54,6 +55,11 @@ type Strike struct {
 	TTL    int64
 	Inside bool
 	Held   bool
+	// TakenBefore: before the struck request was sent, the key was
+	// already refused with no lease to explain it (stuck by an earlier
+	// strike): nothing after can be credited to this one, which is never
+	// Held.
+	TakenBefore bool
 	// HeldBy is the refusal that showed it: its process and invocation.
 	HeldBy   int
 	HeldAt   int64
@@ -134,9 +140,9 @@ func (in *Input) judge(s *Strike) {
 		s.Expiry = expiry(last, s.TTL)
 	}
 	// held finds a refusal to another client asked in [from, to) that no
-	// other client's lease can explain: none may have held the key at any
-	// moment from the refusal's invocation to its reply.
-	spans := in.leaseSpans(s.Key, struck)
+	// other lease can explain: none may have held the key at any moment
+	// from the struck request's write to the refusal's reply.
+	spans := in.leaseSpans(s.Key, s.Lease)
 	held := func(from, to int64) (int, int64, bool) {
 		for i := range in.locks {
 			r := &in.locks[i]
@@ -146,7 +152,7 @@ func (in *Input) judge(s *Strike) {
 			}
 			explained := false
 			for _, sp := range spans {
-				explained = explained || (sp.call < r.done && sp.end > r.call)
+				explained = explained || (sp.call < r.done && sp.end > s.Sent)
 			}
 			if !explained {
 				return int(r.process), r.call, true
@@ -154,7 +160,10 @@ func (in *Input) judge(s *Strike) {
 		}
 		return 0, 0, false
 	}
-	s.HeldBy, s.HeldAt, s.Held = held(s.Landed, s.Resumed)
+	s.TakenBefore = in.takenBefore(s.Key, s.Sent)
+	if !s.TakenBefore {
+		s.HeldBy, s.HeldAt, s.Held = held(s.Landed, s.Resumed)
+	}
 	for i := range in.locks {
 		a := &in.locks[i]
 		if a.f == history.Acquire && a.key == s.Key && a.client != struck && a.outcome == history.OK && a.done > s.Landed {
@@ -168,32 +177,61 @@ func (in *Input) judge(s *Strike) {
 	}
 }
 
+// takenBefore reports a refusal of key, since its last grant before t and
+// answered by t, that no lease explains: the key was taken beyond the
+// leases already (a key left stuck by an earlier strike), so nothing seen
+// after t can be credited to a lease asked for at t.
+func (in *Input) takenBefore(key string, t int64) bool {
+	var granted int64
+	for i := range in.locks {
+		if a := &in.locks[i]; a.f == history.Acquire && a.key == key && a.outcome == history.OK && a.done <= t {
+			granted = max(granted, a.done)
+		}
+	}
+	spans := in.leaseSpans(key, "")
+	for i := range in.locks {
+		r := &in.locks[i]
+		if r.f != history.Acquire || r.key != key || r.outcome != history.Fail || !r.refused || !r.completed() || r.call < granted || r.done > t {
+			continue
+		}
+		explained := false
+		for _, sp := range spans {
+			explained = explained || (sp.call < r.done && sp.end > r.call)
+		}
+		if !explained {
+			return true
+		}
+	}
+	return false
+}
+
 // leaseSpan is when another client's lease of a key may have held it: from
 // its acquire's invocation (call) to end.
 type leaseSpan struct{ call, end int64 }
 
-// leaseSpans finds, for every lease of key whose client is not struck and
-// whose acquire did not fail, when it may have held the key: until its
-// last acquire or renewal invocation + TTL (never, for one of unknown
-// outcome, which may take effect at any later time), or its release's
-// reply, if that release was ok or failed (after it the lease surely held
-// nothing).
-func (in *Input) leaseSpans(key string, struck int32) map[string]leaseSpan {
+// leaseSpans finds, for every lease of key but the struck one whose
+// acquire did not fail, when it may have held the key, as the
+// liveness checker reads it: from its acquire's invocation until a TTL
+// after its last acquire or renewal was last heard of (its reply, or the
+// end of the history without one), or until its release replied, if that
+// release was ok or failed (after it the lease surely held nothing).
+func (in *Input) leaseSpans(key, struck string) map[string]leaseSpan {
 	spans := map[string]leaseSpan{}
 	released := map[string]int64{}
 	for i := range in.locks {
 		l := &in.locks[i]
-		if l.key != key || l.client == struck {
+		if l.key != key || l.lease == struck {
 			continue
 		}
 		switch {
 		case l.f == history.Release && l.completed() && l.outcome != history.Info:
 			released[l.lease] = l.done
 		case (l.f == history.Acquire || l.f == history.Renew) && l.outcome != history.Fail:
-			end := max(expiry(l.call, l.ttl), l.done)
-			if !l.completed() || l.outcome == history.Info {
-				end = never
+			heard := in.End
+			if l.completed() {
+				heard = l.done
 			}
+			end := expiry(heard, l.ttl)
 			sp, seen := spans[l.lease]
 			if !seen {
 				sp.call = l.call

@@ -199,6 +199,35 @@ func TestACrashInsideAnAcquireThatLeftTheKeyTakenIsStuck(t *testing.T) {
 	assert.Contains(t, r.Reason, `no strike of crash-in-acquire on key "k0" landed inside its acquire`)
 }
 
+// A key already taken with no lease to explain it before the strike (left
+// stuck by an earlier one) is no evidence that this strike's acquire took
+// it.
+func TestAKeyTakenBeforeTheStrikeIsNotCreditedToIt(t *testing.T) {
+	b := newHistory().
+		acquireAs(history.Info, 2, "k0", "p2.1", ms(0), ms(2), ms(strikeTTL)).
+		refused(1, "k0", "p1.1", ms(400), ms(401), ms(strikeTTL)).
+		acquireAs(history.Info, 0, "k0", "p0.1", ms(500), ms(502), ms(strikeTTL)).
+		struckAt("f9", "k0", "p0.1", history.Acquire, true, ms(500), ms(501), 0, true).
+		refused(1, "k0", "p1.2", ms(550), ms(551), ms(strikeTTL)).
+		refused(1, "k0", "p1.3", ms(1200), ms(1201), ms(strikeTTL))
+	s := strikesOf(t, b)[0]
+	assert.True(t, s.TakenBefore, "refused at 400 ms after p2.1 ran out at 302 ms")
+	assert.False(t, s.Held)
+	assert.False(t, s.Stuck)
+
+	// The same without the refusal at 400 ms: the strike took the key.
+	b = newHistory().
+		acquireAs(history.Info, 2, "k0", "p2.1", ms(0), ms(2), ms(strikeTTL)).
+		acquireAs(history.Info, 0, "k0", "p0.1", ms(500), ms(502), ms(strikeTTL)).
+		struckAt("f9", "k0", "p0.1", history.Acquire, true, ms(500), ms(501), 0, true).
+		refused(1, "k0", "p1.2", ms(550), ms(551), ms(strikeTTL)).
+		refused(1, "k0", "p1.3", ms(1200), ms(1201), ms(strikeTTL))
+	s = strikesOf(t, b)[0]
+	assert.False(t, s.TakenBefore)
+	assert.True(t, s.Held)
+	assert.True(t, s.Stuck)
+}
+
 // A strike is no grant aimed at: its lease need not be held through the
 // strike (a release has let go by then), which the other precondition
 // would demand.

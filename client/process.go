@@ -352,7 +352,9 @@ func (p *Process) markStopped() {
 
 // Pause stops the whole process with SIGSTOP: every thread, the lock's
 // timers and watchdog included, as a GC pause or a descheduled VM would.
-// It returns once /proc shows the process stopped.
+// It returns once /proc shows every thread stopped: a thread group stops
+// one thread at a time, and on a loaded machine a thread may run on for a
+// millisecond after the signal, long enough to send a command.
 func (p *Process) Pause() error {
 	if err := p.signal(syscall.SIGSTOP); err != nil {
 		return err
@@ -360,7 +362,34 @@ func (p *Process) Pause() error {
 	p.markStopped()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return p.WaitState(ctx, "T")
+	t := time.NewTicker(time.Millisecond)
+	defer t.Stop()
+	for !p.allStopped() {
+		if p.State() == "" {
+			return ErrExited
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("client %d never stopped (it is %s): %w", p.PID(), p.State(), ctx.Err())
+		case <-t.C:
+		}
+	}
+	return nil
+}
+
+// allStopped reports whether every thread of the process is stopped.
+func (p *Process) allStopped() bool {
+	dir := fmt.Sprintf("/proc/%d/task", p.PID())
+	tasks, err := os.ReadDir(dir)
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, task := range tasks {
+		if stateIn(dir+"/"+task.Name()+"/stat") != "T" {
+			return false
+		}
+	}
+	return true
 }
 
 // Resume continues a paused or self-stopped process.
@@ -423,8 +452,11 @@ func (p *Process) signal(sig syscall.Signal) error {
 
 // State is the process state letter from /proc: "T" when stopped, "S" or
 // "R" when running, "" once gone.
-func (p *Process) State() string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.PID()))
+func (p *Process) State() string { return stateIn(fmt.Sprintf("/proc/%d/stat", p.PID())) }
+
+// stateIn is the state letter of a /proc stat file, "" when unreadable.
+func stateIn(path string) string {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return ""
 	}

@@ -94,8 +94,14 @@ func (n *Plan) series(ctx context.Context, env Env, i int, s Step, last bool, f 
 			return err
 		}
 		<-healed
+		// A killed acquire may still hold the key a TTL after it was last
+		// heard of: a strike before then could not tell its own key apart.
+		quiet := time.Now().Add(env.TTL + strikeSettle)
 		if worst(ctx, env, w.id, f) {
 			break
+		}
+		if f.crash {
+			sleep(ctx, time.Until(quiet))
 		}
 	}
 	if struck == 0 {
@@ -134,6 +140,10 @@ func (n *Plan) seriesOver(ctx context.Context, env Env, last bool) {
 		env.Rec.Mark(history.PhaseConvergence)
 	}
 }
+
+// strikeSettle is a margin for a killed client's last operation to be
+// recorded after the kill.
+const strikeSettle = 50 * time.Millisecond
 
 // strikePoll is how often a crash's key is looked at while it may yet
 // turn out stuck: reading the history costs, and nothing here is urgent.
