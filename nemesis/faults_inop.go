@@ -3,6 +3,7 @@ package nemesis
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/history"
@@ -26,6 +27,30 @@ func init() {
 // delaySpread stretches the delays a little past the latency: a reply
 // read late still leaves the lock's last round trip inside the range.
 const delaySpread = 1.25
+
+// delays draws a series' delays over [0, delaySpread x latency),
+// stratified: the range is cut into as many slices as the series may
+// strike, each strike takes a slice not yet taken (in a seeded order) and
+// a seeded point in it, so that a series covers the whole operation
+// rather than clustering by chance.
+type delays struct {
+	rng   *rand.Rand
+	n     int
+	order []int // the slices not yet taken
+}
+
+func newDelays(rng *rand.Rand, n int) *delays { return &delays{rng: rng, n: max(n, 1)} }
+
+// next is the next strike's delay for an operation of latency lat; after
+// n strikes the slices are dealt again.
+func (d *delays) next(lat time.Duration) time.Duration {
+	if len(d.order) == 0 {
+		d.order = d.rng.Perm(d.n)
+	}
+	slice := d.order[0]
+	d.order = d.order[1:]
+	return time.Duration((float64(slice) + d.rng.Float64()) / float64(d.n) * delaySpread * float64(lat))
+}
 
 // inOp is a fault struck inside one operation op of a client: a pause, or
 // a crash.

@@ -121,23 +121,27 @@ var windowStrikes = flag.Int("strikes", 40, "strikes per kind in TestStrikesLand
 // token (the DEL waits for the resume); a kill of a setnx-expire acquire
 // lands in its window when the key is left with no TTL. Each delay is drawn
 // as the nemesis draws it, over the median of the client's last latencies
-// for the operation. The rates go to the test log; the test fails when no
-// strike of a kind landed in its window.
+// for the operation, stratified as a series of DefaultStrikes strikes
+// draws them. The rates go to the test log, with the longest run of
+// strikes in a row that missed the window; the test fails when no strike
+// of a kind landed in its window.
 func TestStrikesLandInTheLocksWindows(t *testing.T) {
 	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
 	rdb := c.Clients(cluster.DefaultClientOptions())[0]
 	t.Cleanup(func() { rdb.Close() })
 	rng := rand.New(rand.NewPCG(1, 2))
 	n := *windowStrikes
+	// As a series of DefaultStrikes draws its delays.
+	release, acquire := newDelays(rng, DefaultStrikes), newDelays(rng, DefaultStrikes)
 
 	t.Run("pause-in-release get-then-del-no-points", func(t *testing.T) {
 		w := newWitness(t, c, "get-then-del-no-points")
-		var inside, window, insideWindow int
+		var inside, window, insideWindow, streak, longest int
 		for i := 0; i < n; i++ {
 			w.cycles(t, history.Release, 3)
 			lease := w.acquire(t)
 			req, done := w.send(t, client.Request{Op: client.OpRelease, Lease: lease})
-			a := &aimed{sending: req, delay: time.Duration(rng.Float64() * delaySpread * float64(w.latency(history.Release)))}
+			a := &aimed{sending: req, delay: release.next(w.latency(history.Release))}
 			heal, err := inOp{op: history.Release}.Inject(context.Background(), Env{}, Target{Process: req.Proc, aim: a}, 0)
 			require.NoError(t, err)
 			// Whatever it sent before the stop reaches Redis meanwhile.
@@ -150,14 +154,15 @@ func TestStrikesLandInTheLocksWindows(t *testing.T) {
 			inside += b2i(a.inside)
 			window += b2i(in)
 			insideWindow += b2i(in && a.inside)
+			streak, longest = missed(in, streak, longest)
 			require.False(t, in && !a.inside, "a stop between GET and DEL must be seen inside the release (strike %d)", i)
 		}
-		t.Logf("pause-in-release, get-then-del-no-points: %d strikes, %d inside the release (reply outstanding), %d between GET and DEL (%.0f%%)",
-			n, inside, window, 100*float64(window)/float64(n))
+		t.Logf("pause-in-release, get-then-del-no-points: %d strikes, %d inside the release (reply outstanding), %d between GET and DEL (%.0f%%), at most %d in a row missed it",
+			n, inside, window, 100*float64(window)/float64(n), longest)
 		require.Positive(t, window, "no strike landed between GET and DEL")
 	})
 	t.Run("crash-in-acquire setnx-expire-no-points", func(t *testing.T) {
-		var inside, window int
+		var inside, window, streak, longest int
 		var w *witness
 		for i := 0; i < n; i++ {
 			if w == nil {
@@ -165,7 +170,7 @@ func TestStrikesLandInTheLocksWindows(t *testing.T) {
 			}
 			w.cycles(t, history.Acquire, 3)
 			req, done := w.send(t, client.Request{Op: client.OpAcquire, Key: "k", Lease: fmt.Sprintf("p0.%d", w.next())})
-			a := &aimed{sending: req, kill: true, delay: time.Duration(rng.Float64() * delaySpread * float64(w.latency(history.Acquire)))}
+			a := &aimed{sending: req, kill: true, delay: acquire.next(w.latency(history.Acquire))}
 			_, err := inOp{op: history.Acquire, crash: true}.Inject(context.Background(), Env{}, Target{Process: req.Proc, aim: a}, 0)
 			require.NoError(t, err)
 			<-done
@@ -175,14 +180,15 @@ func TestStrikesLandInTheLocksWindows(t *testing.T) {
 			in := ttl == -1 // taken, never to expire
 			inside += b2i(a.inside)
 			window += b2i(in)
+			streak, longest = missed(in, streak, longest)
 			require.False(t, in && !a.inside, "a kill between SETNX and PEXPIRE must be seen inside the acquire (strike %d)", i)
 			require.NoError(t, rdb.Del(context.Background(), "k").Err())
 			latencies := w.latencies
 			w = newWitness(t, c, "setnx-expire-no-points")
 			w.latencies = latencies // the same client, restarted
 		}
-		t.Logf("crash-in-acquire, setnx-expire-no-points: %d strikes, %d inside the acquire (reply outstanding), %d between SETNX and PEXPIRE (%.0f%%)",
-			n, inside, window, 100*float64(window)/float64(n))
+		t.Logf("crash-in-acquire, setnx-expire-no-points: %d strikes, %d inside the acquire (reply outstanding), %d between SETNX and PEXPIRE (%.0f%%), at most %d in a row missed it",
+			n, inside, window, 100*float64(window)/float64(n), longest)
 		require.Positive(t, window, "no strike landed between SETNX and PEXPIRE")
 	})
 }
@@ -301,6 +307,34 @@ func (w *witness) lastCommand(t *testing.T, rdb *redis.Client) string {
 		last = fields["cmd"]
 	}
 	return last
+}
+
+// missed counts strikes in a row that missed their window.
+func missed(hit bool, streak, longest int) (int, int) {
+	if hit {
+		return 0, longest
+	}
+	return streak + 1, max(longest, streak+1)
+}
+
+// A series' delays take every slice of the latency once, in a seeded
+// order, each within its slice.
+func TestDelaysAreStratifiedOverTheLatency(t *testing.T) {
+	const n = 8
+	d := newDelays(rand.New(rand.NewPCG(3, 4)), n)
+	lat := 800 * time.Microsecond
+	width := time.Duration(delaySpread * float64(lat) / n)
+	for round := 0; round < 2; round++ {
+		seen := map[int]bool{}
+		for range n {
+			x := d.next(lat)
+			slice := int(x / width)
+			require.False(t, seen[slice], "slice %d twice in one round", slice)
+			require.Less(t, slice, n)
+			seen[slice] = true
+		}
+		require.Len(t, seen, n)
+	}
 }
 
 func b2i(b bool) int {

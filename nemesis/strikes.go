@@ -67,6 +67,7 @@ func (n *Plan) series(ctx context.Context, env Env, i int, s Step, last bool, f 
 		aim.Slot = slotOf(env, arg)
 	}
 	gate := aim.Slot != AnySlot && aim.Key != "" && f.op == history.Acquire
+	when := newDelays(env.Rng, s.strikes())
 	struck := 0
 	for struck < s.strikes() && ctx.Err() == nil {
 		if gate {
@@ -79,8 +80,7 @@ func (n *Plan) series(ctx context.Context, env Env, i int, s Step, last bool, f 
 			}
 			break
 		}
-		a := &aimed{sending: req, kill: f.crash,
-			delay: time.Duration(env.Rng.Float64() * delaySpread * float64(req.Latency))}
+		a := &aimed{sending: req, kill: f.crash, delay: when.next(req.Latency)}
 		t := Target{Process: req.Proc, Slot: req.Slot, aim: a,
 			Name: fmt.Sprintf("%s in its %s of %s, %s after the request (latency %s)", processName(req.Process), req.Op, req.Lease, a.delay.Round(time.Microsecond), req.Latency.Round(time.Microsecond))}
 		w := &window{rec: env.Rec, fault: s.Fault, node: t.Name, key: req.Key, lease: req.Lease, aim: a}
