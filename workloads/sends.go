@@ -10,7 +10,8 @@ import (
 )
 
 // Aim is a request a fault times itself from: client slot Slot's (AnySlot:
-// any client's) next Op (history.Acquire or history.Release) of Key. Quiet
+// any client's) next Op (history.Acquire or history.Release) of Key ("":
+// of any key). Quiet
 // takes only a request written while no other client holds Key or is
 // asking for it, so that an acquire meets a free key.
 type Aim struct {
@@ -92,15 +93,19 @@ func (r *Runner) offerSend(s *Session, inv history.Op, id int64, at time.Time) b
 	var match *sendCatch
 	for _, c := range r.sendCatches {
 		a := c.aim
-		if a.Op == inv.F && a.Key == inv.Key && (a.Slot == AnySlot || a.Slot == s.slot) {
+		if a.Op == inv.F && (a.Key == "" || a.Key == inv.Key) && (a.Slot == AnySlot || a.Slot == s.slot) {
 			match = c
 			break
 		}
 	}
+	if match == nil {
+		r.mu.Unlock()
+		return false
+	}
 	lat := r.latencyLocked(s.slot, inv.F)
 	slots := append([]*Session(nil), r.slots...)
 	r.mu.Unlock()
-	if match == nil || lat == 0 || (match.aim.Quiet && !quiet(slots, s, inv.Key)) {
+	if lat == 0 || (match.aim.Quiet && !quiet(slots, s, inv.Key)) {
 		return false
 	}
 	s.mu.Lock()
