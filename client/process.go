@@ -38,8 +38,8 @@ type Options struct {
 	OnEvent func(Event)
 	// HelloTimeout bounds the wait for the driver's hello (default 10s).
 	HelloTimeout time.Duration
-	// OnSent hears each request the moment its line was written to the
-	// driver, with that time, from the goroutine that called Call: a
+	// OnSent hears each request once its line was written to the driver,
+	// with the time the write began, from the goroutine that called Call: a
 	// fault timed from the write starts its clock there. It must not block.
 	OnSent func(req Request, at time.Time)
 }
@@ -255,10 +255,13 @@ func (p *Process) Call(ctx context.Context, req Request, timeout time.Duration) 
 		return Reply{}, fmt.Errorf("%w (%v)", ErrNotSent, p.failure())
 	default:
 	}
+	// Timed as the write begins: the driver may read the line, answer and
+	// leave the reply waiting before a writer preempted by it (on a loaded
+	// machine, as the write wakes the driver) could read the clock after.
+	sent := time.Now()
 	if _, err := p.stdin.Write(append(line, '\n')); err != nil {
 		return Reply{}, fmt.Errorf("%w: %v", ErrNotSent, err)
 	}
-	sent := time.Now()
 	if p.onSent != nil {
 		p.onSent(req, sent)
 	}

@@ -35,13 +35,14 @@ func (s Step) strikes() int {
 	return s.Strikes
 }
 
-// span is about how long a series of f takes at most: each strike waits
-// for a request, then a pause lasts its time and its operation completes,
-// a crash's key is watched until it could have been stuck.
+// span is about how long a series of f takes when it strikes every time:
+// each strike waits for a request (a TTL at most while holders finish),
+// then a pause lasts its time, and a kill waits until the killed
+// operation can no longer hold the key (a TTL) before the next request.
 func (f inOp) span(s Step, ttl time.Duration) time.Duration {
 	each := s.hold(ttl) + ttl
 	if f.crash {
-		each = 3 * ttl
+		each = 2 * ttl
 	}
 	return time.Duration(s.strikes()) * each
 }

@@ -101,6 +101,9 @@ func TestFaultsInsideOperationsAreChecked(t *testing.T) {
 	n, err := nemesis.New("pause-in-release", nemesis.Params{Key: "k", Strikes: 5})
 	require.NoError(t, err)
 	// Five strikes of a pause of twice the TTL, each waiting up to a TTL
-	// for its release.
+	// for its release; a kill waits a TTL for its request and one after it.
 	require.Equal(t, 5*3*time.Second, n.Span(time.Second))
+	n, err = nemesis.New("crash-in-acquire", nemesis.Params{Key: "k", Strikes: 5})
+	require.NoError(t, err)
+	require.Equal(t, 5*2*time.Second, n.Span(time.Second))
 }
