@@ -50,6 +50,6 @@ func init() {
 		Precondition: "client 0 is killed while its acquire of k0 is outstanding, after it took the key (another client was refused it)",
 		Clients:      4, Keys: []string{"k0"},
 		TTL: 300 * time.Millisecond, HoldMin: 50 * time.Millisecond, HoldMax: 150 * time.Millisecond, Pause: 20 * time.Millisecond,
-		Time: 21 * time.Second,
+		Time: 27 * time.Second,
 	})
 }
