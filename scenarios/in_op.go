@@ -32,7 +32,7 @@ func init() {
 			"during the stop), and resumed only after its lease's TTL passed",
 		Clients: 4, Keys: []string{"k0"},
 		TTL: 300 * time.Millisecond, HoldMin: 50 * time.Millisecond, HoldMax: 150 * time.Millisecond, Pause: 20 * time.Millisecond,
-		Time: 27 * time.Second,
+		Time: 27 * time.Second, CI: true,
 	})
 	register(Scenario{
 		Name: "crash-in-acquire-setnx-expire",
@@ -50,6 +50,6 @@ func init() {
 		Precondition: "client 0 is killed while its acquire of k0 is outstanding, after it took the key (another client was refused it)",
 		Clients:      4, Keys: []string{"k0"},
 		TTL: 300 * time.Millisecond, HoldMin: 50 * time.Millisecond, HoldMax: 150 * time.Millisecond, Pause: 20 * time.Millisecond,
-		Time: 27 * time.Second,
+		Time: 27 * time.Second, CI: true,
 	})
 }
