@@ -245,6 +245,13 @@ func (b *inputBuilder) finish() *Input {
 	s.LongestNoGrantMS, s.LongestNoGrantAt, s.LongestNoGrantOn = longestNoGrant(in.locks)
 	s.Processes, s.Keys = len(b.procs), len(b.keys)
 	s.Faults, s.ExpiredOnArrival = len(in.Faults), len(in.ExpiredOnArrival)
+	for _, st := range Strikes(in) {
+		s.Strikes++
+		s.StrikesInside += b2i(st.Inside)
+		s.StrikesHit += b2i(st.Hit())
+		s.StrikesLate += b2i(st.Late)
+		s.StrikesStuck += b2i(st.Stuck)
+	}
 	return in
 }
 

@@ -25,10 +25,13 @@ import (
 // phase: the faults that must be in effect from the first acquire (a
 // partition for the whole run) strike before it.
 //
+// A fault struck inside a client's operation (history.InOp) is judged by
+// its own rule instead: one strike of each series must hit (strikes.go).
+//
 // preconditionTroubles returns a precondition anomaly for each fault that
 // broke one of them. Faults that did not start ok are faultTroubles'.
 func preconditionTroubles(in *Input) []Anomaly {
-	out := earlyClients(in)
+	out := append(earlyClients(in), strikeTroubles(in)...)
 	started := map[string]int64{} // fault id -> ok of its fault-start
 	for _, p := range in.nemesis {
 		if p.Invoke.F == history.FaultStart && p.Outcome() == history.OK && p.Invoke.FaultID != "" {
@@ -55,7 +58,7 @@ func preconditionTroubles(in *Input) []Anomaly {
 			}
 			continue
 		}
-		if inv.F != history.FaultStart || inv.Lease == "" || p.Outcome() != history.OK {
+		if inv.F != history.FaultStart || inv.Lease == "" || inv.InOp != nil || p.Outcome() != history.OK {
 			continue
 		}
 		from, to := inv.Time, p.Complete.Time

@@ -38,6 +38,14 @@ type Stats struct {
 	Processes        int    `json:"processes"`
 	Keys             int    `json:"keys"`
 	Faults           int    `json:"faults"`
+	// Strikes counts faults struck inside a client's operation, and of
+	// them those that landed inside it, that hit, and whose operation then
+	// took effect late or left the key stuck (strikes.go).
+	Strikes       int `json:"strikes,omitempty"`
+	StrikesInside int `json:"strikes_inside,omitempty"`
+	StrikesHit    int `json:"strikes_hit,omitempty"`
+	StrikesLate   int `json:"strikes_late,omitempty"`
+	StrikesStuck  int `json:"strikes_stuck,omitempty"`
 }
 
 func count(t history.Type, ok, fail, info *int) {

@@ -12,8 +12,11 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Command is how to start a driver: a program and its arguments, and
@@ -35,6 +38,10 @@ type Options struct {
 	OnEvent func(Event)
 	// HelloTimeout bounds the wait for the driver's hello (default 10s).
 	HelloTimeout time.Duration
+	// OnSent hears each request once its line was written to the driver,
+	// with the time the write began, from the goroutine that called Call: a
+	// fault timed from the write starts its clock there. It must not block.
+	OnSent func(req Request, at time.Time)
 }
 
 // Errors of Call. ErrNotSent means the request certainly never reached the
@@ -50,8 +57,12 @@ var (
 type Process struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
+	stdout  *os.File
 	hello   Event
 	onEvent func(Event)
+	onSent  func(Request, time.Time)
+	// answered is the id of the last reply read from the driver.
+	answered atomic.Int64
 
 	calls   sync.Mutex // one request in flight
 	nextID  int64
@@ -86,9 +97,10 @@ func Start(c Command, o Options) (*Process, error) {
 		return nil, fmt.Errorf("start driver %s: %w", c, err)
 	}
 	p := &Process{
-		cmd: cmd, stdin: stdin, onEvent: o.OnEvent, nextID: 1,
+		cmd: cmd, stdin: stdin, onEvent: o.OnEvent, onSent: o.OnSent, nextID: 1,
 		replies: make(chan Reply, 4), exited: make(chan struct{}),
 	}
+	p.stdout, _ = stdout.(*os.File)
 	hello := make(chan Event, 1)
 	go p.read(stdout, hello)
 	timeout := o.HelloTimeout
@@ -148,6 +160,7 @@ func (p *Process) read(stdout io.Reader, hello chan<- Event) {
 				p.violation(fmt.Errorf("bad reply line %q: %v", line, err))
 				break
 			}
+			p.answered.Store(max(p.answered.Load(), r.ID))
 			p.replies <- r
 			continue
 		}
@@ -242,10 +255,16 @@ func (p *Process) Call(ctx context.Context, req Request, timeout time.Duration) 
 		return Reply{}, fmt.Errorf("%w (%v)", ErrNotSent, p.failure())
 	default:
 	}
+	// Timed as the write begins: the driver may read the line, answer and
+	// leave the reply waiting before a writer preempted by it (on a loaded
+	// machine, as the write wakes the driver) could read the clock after.
+	sent := time.Now()
 	if _, err := p.stdin.Write(append(line, '\n')); err != nil {
 		return Reply{}, fmt.Errorf("%w: %v", ErrNotSent, err)
 	}
-	sent := time.Now()
+	if p.onSent != nil {
+		p.onSent(req, sent)
+	}
 	stoppedBefore := p.stoppedFor(sent)
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -287,6 +306,34 @@ func (p *Process) Call(ctx context.Context, req Request, timeout time.Duration) 
 	}
 }
 
+// Answered reports whether the harness has read the driver's reply to
+// request id. A process stopped (or dead) before that wrote it after the
+// stop, or never, provided nothing it wrote earlier is still unread
+// (Unread).
+func (p *Process) Answered(id int64) bool { return p.answered.Load() >= id }
+
+// Unread is how many bytes the driver wrote to its stdout that the harness
+// has not read yet, or -1 when that cannot be told.
+func (p *Process) Unread() int {
+	if p.stdout == nil {
+		return -1
+	}
+	rc, err := p.stdout.SyscallConn()
+	if err != nil {
+		return -1
+	}
+	n := -1
+	if err := rc.Control(func(fd uintptr) {
+		// TIOCINQ is FIONREAD: the bytes a pipe holds.
+		if v, err := unix.IoctlGetInt(int(fd), unix.TIOCINQ); err == nil {
+			n = v
+		}
+	}); err != nil {
+		return -1
+	}
+	return n
+}
+
 // stoppedFor is how long the process has been stopped in all, up to now.
 func (p *Process) stoppedFor(now time.Time) time.Duration {
 	p.mu.Lock()
@@ -308,7 +355,9 @@ func (p *Process) markStopped() {
 
 // Pause stops the whole process with SIGSTOP: every thread, the lock's
 // timers and watchdog included, as a GC pause or a descheduled VM would.
-// It returns once /proc shows the process stopped.
+// It returns once /proc shows every thread stopped: a thread group stops
+// one thread at a time, and on a loaded machine a thread may run on for a
+// millisecond after the signal, long enough to send a command.
 func (p *Process) Pause() error {
 	if err := p.signal(syscall.SIGSTOP); err != nil {
 		return err
@@ -316,7 +365,34 @@ func (p *Process) Pause() error {
 	p.markStopped()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return p.WaitState(ctx, "T")
+	t := time.NewTicker(time.Millisecond)
+	defer t.Stop()
+	for !p.allStopped() {
+		if p.State() == "" {
+			return ErrExited
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("client %d never stopped (it is %s): %w", p.PID(), p.State(), ctx.Err())
+		case <-t.C:
+		}
+	}
+	return nil
+}
+
+// allStopped reports whether every thread of the process is stopped.
+func (p *Process) allStopped() bool {
+	dir := fmt.Sprintf("/proc/%d/task", p.PID())
+	tasks, err := os.ReadDir(dir)
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, task := range tasks {
+		if stateIn(dir+"/"+task.Name()+"/stat") != "T" {
+			return false
+		}
+	}
+	return true
 }
 
 // Resume continues a paused or self-stopped process.
@@ -379,8 +455,11 @@ func (p *Process) signal(sig syscall.Signal) error {
 
 // State is the process state letter from /proc: "T" when stopped, "S" or
 // "R" when running, "" once gone.
-func (p *Process) State() string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.PID()))
+func (p *Process) State() string { return stateIn(fmt.Sprintf("/proc/%d/stat", p.PID())) }
+
+// stateIn is the state letter of a /proc stat file, "" when unreadable.
+func stateIn(path string) string {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return ""
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -284,4 +285,39 @@ func TestKillLeavesTheLockHeld(t *testing.T) {
 	rdb := c.ByRole(cluster.RoleRedis)[0].Client()
 	defer rdb.Close()
 	require.Equal(t, int64(1), rdb.Exists(context.Background(), "k").Val())
+}
+
+// OnSent hears each request at its write, before its reply is read;
+// Answered tells a request answered from one outstanding; Pause returns
+// once every thread of the (multi-threaded Go) driver is stopped.
+func TestTheHarnessSeesWhenARequestWasSentAndAnswered(t *testing.T) {
+	var sent []client.Request
+	var at time.Time
+	p := start(t, client.Options{OnSent: func(req client.Request, when time.Time) {
+		sent, at = append(sent, req), when
+	}})
+	require.False(t, p.Answered(1))
+	before := time.Now()
+	// Before open, an acquire fails at once: no Redis needed.
+	rep := call(t, p, client.Request{Op: client.OpAcquire, Key: "k", Lease: "p0.1"})
+	require.Equal(t, client.OutcomeFail, rep.Outcome)
+	require.Len(t, sent, 1)
+	require.Equal(t, rep.ID, sent[0].ID)
+	require.Equal(t, client.OpAcquire, sent[0].Op)
+	require.False(t, at.Before(before))
+	require.True(t, p.Answered(rep.ID))
+	require.False(t, p.Answered(rep.ID+1), "the next request is not answered yet")
+	require.Equal(t, 0, p.Unread(), "nothing the driver wrote waits unread")
+
+	require.NoError(t, p.Pause())
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", p.PID()))
+	require.NoError(t, err)
+	require.Greater(t, len(tasks), 1, "the Go driver runs several threads")
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", p.PID(), task.Name()))
+		require.NoError(t, err)
+		s := string(b)
+		require.Equal(t, "T", s[strings.LastIndexByte(s, ')')+2:][:1], "thread %s stopped", task.Name())
+	}
+	require.NoError(t, p.Resume())
 }

@@ -144,6 +144,29 @@ type Op struct {
 	// the old operation may still take effect, so the client goes on under
 	// a new id. 0: none (a successor's id is never 0).
 	Next int `json:"next,omitempty"`
+	// InOp, on the fault-start and fault-end of a fault struck inside a
+	// client's operation, says which operation and how it landed.
+	InOp *InOp `json:"in_op,omitempty"`
+}
+
+// InOp is a fault struck inside a client's operation with no help from
+// its lock: the harness stopped or killed the client a delay after it
+// wrote the request for Op, the acquire or release of the fault-start's
+// Lease on its Key.
+type InOp struct {
+	Op F `json:"op"`
+	// Kill: the client was killed, not stopped and resumed.
+	Kill bool `json:"kill,omitempty"`
+	// Delay is how long after the request's write the signal went: planned
+	// on the fault-start's invocation, as sent on its completion.
+	Delay int64 `json:"delay,omitempty"`
+	// Latency is the client's recent latency for Op, which the planned
+	// delay is drawn over.
+	Latency int64 `json:"latency,omitempty"`
+	// Inside, on the fault-end's completion, says the stop landed while the
+	// request was outstanding: its reply had not been read when the client
+	// stopped (or died), nor by its resume, with nothing it wrote unread.
+	Inside bool `json:"inside,omitempty"`
 }
 
 // Int is a pointer to v, for Value and Prev.
@@ -194,6 +217,9 @@ func (o Op) Validate() error {
 	}
 	if o.Next != 0 && (o.Type != Info || o.Process < 0 || o.Next <= o.Process) {
 		return fmt.Errorf("next %d on a %s of process %d: only a client's info completion names its successor, a later process", o.Next, o.Type, o.Process)
+	}
+	if o.InOp != nil && (o.F != FaultStart && o.F != FaultEnd || o.InOp.Op != Acquire && o.InOp.Op != Release || o.InOp.Delay < 0 || o.InOp.Latency < 0) {
+		return fmt.Errorf("in_op %+v on a %s: only a fault's start or end struck inside an acquire or a release has one", *o.InOp, o.F)
 	}
 	switch {
 	case o.F.IsNemesis() != (o.Process == NemesisProcess):

@@ -45,6 +45,8 @@ type Target struct {
 	// held is the client held at the moment that made it the target (the
 	// holder of a key), until let.
 	held *workloads.Caught
+	// aim is the request in flight a fault inside an operation strikes.
+	aim *aimed
 }
 
 // let lets a client held at its moment go on.

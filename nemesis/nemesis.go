@@ -74,6 +74,9 @@ type Params struct {
 	Handoff bool `json:"handoff,omitempty"`
 	// Steps are the faults of a plan.
 	Steps []Step `json:"steps,omitempty"`
+	// Strikes bounds how many requests a fault inside an operation
+	// strikes (0: DefaultStrikes).
+	Strikes int `json:"strikes,omitempty"`
 	// Faults are what the random schedule draws from; Every is its mean
 	// gap between faults.
 	Faults []string      `json:"faults,omitempty"`
@@ -83,6 +86,8 @@ type Params struct {
 // Validate rejects parameters no schedule can use.
 func (p Params) Validate() error {
 	switch {
+	case p.Strikes < 0:
+		return fmt.Errorf("nemesis strikes must not be negative, got %d", p.Strikes)
 	case p.After < 0 || p.For < 0 || p.Every < 0:
 		return fmt.Errorf("nemesis durations must not be negative (after %s, for %s, every %s)", p.After, p.For, p.Every)
 	case p.Client < 0:
@@ -176,6 +181,9 @@ type window struct {
 	// healKey and healLease name the grant a fault's heal was aimed at
 	// (Step.Handoff), on its fault-end.
 	healKey, healLease string
+	// aim, for a fault struck inside a client's operation, says which and
+	// how it landed on the window's ops (history.InOp).
+	aim *aimed
 }
 
 func (w *window) step(f history.F, act func(context.Context) error) error {
@@ -186,6 +194,9 @@ func (w *window) step(f history.F, act func(context.Context) error) error {
 	case history.FaultEnd:
 		inv.Key, inv.Lease = w.healKey, w.healLease
 	}
+	if w.aim != nil {
+		inv.InOp = w.aim.record(inv)
+	}
 	inv = w.rec.Record(inv)
 	w.id = inv.FaultID
 	// Faults and heals must finish even when the run is being interrupted.
@@ -195,6 +206,9 @@ func (w *window) step(f history.F, act func(context.Context) error) error {
 	done := history.Op{Type: history.OK, Process: history.NemesisProcess, F: f, Fault: w.fault, FaultID: w.id, Node: w.node, Key: inv.Key, Lease: inv.Lease}
 	if err != nil {
 		done.Type, done.Error = history.Info, err.Error()
+	}
+	if w.aim != nil {
+		done.InOp = w.aim.record(done)
 	}
 	w.rec.Record(done)
 	if err != nil {

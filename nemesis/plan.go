@@ -56,6 +56,10 @@ type Step struct {
 	// that checked its owner before it slept) lands while the next holder
 	// holds the key, whatever the machine's scheduling.
 	Handoff bool `json:"handoff,omitempty"`
+	// Strikes bounds how many requests a fault inside an operation
+	// (pause-in-release, ...) strikes before it gives up (0:
+	// DefaultStrikes); see strikes.go.
+	Strikes int `json:"strikes,omitempty"`
 }
 
 func (s Step) validate() error {
@@ -70,8 +74,16 @@ func (s Step) validate() error {
 	if err := checkSelector(target); err != nil {
 		return fmt.Errorf("fault %s: %w", s.Fault, err)
 	}
-	if s.After < 0 || s.For < 0 || s.TTLs < 0 || s.WaitSlot < AnySlot {
-		return fmt.Errorf("fault %s: negative after, for, ttls or wait slot", s.Fault)
+	if s.After < 0 || s.For < 0 || s.TTLs < 0 || s.WaitSlot < AnySlot || s.Strikes < 0 {
+		return fmt.Errorf("fault %s: negative after, for, ttls, wait slot or strikes", s.Fault)
+	}
+	if _, inside := e.fault.(inOp); inside {
+		if kind, _, _ := strings.Cut(target, ":"); kind != "client" && kind != "holder" {
+			return fmt.Errorf("fault %s strikes inside a client's request: it needs a client target (client:SLOT or holder), not %q", s.Fault, target)
+		}
+		if s.Point != "" || s.On != "" || s.WaitKey != "" {
+			return fmt.Errorf("fault %s strikes inside a request the harness sent: it takes no point, no workload event and no grant to wait for", s.Fault)
+		}
 	}
 	if err := checkHolderEvent(s.On); err != nil {
 		return fmt.Errorf("fault %s: %w", s.Fault, err)
@@ -118,6 +130,10 @@ func (n *Plan) Span(ttl time.Duration) time.Duration {
 	var at, end time.Duration
 	for _, s := range n.Steps {
 		at += s.After
+		if f, ok := faults[s.Fault].fault.(inOp); ok {
+			end = max(end, at+f.span(s, ttl))
+			continue
+		}
 		end = max(end, at+s.hold(ttl))
 	}
 	return end
@@ -288,6 +304,9 @@ func (n *Plan) step(ctx context.Context, env Env, i int, s Step, last bool, wg *
 		n.missed(env, i, s, last, fmt.Sprintf("the fault phase ended during its wait of %s", s.After))
 		return nil
 	}
+	if f, ok := faults[s.Fault].fault.(inOp); ok {
+		return n.series(ctx, env, i, s, last, f, wg, errs)
+	}
 	return n.strike(ctx, env, i, s, last, aim, wg, errs)
 }
 
@@ -340,6 +359,15 @@ func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, ai
 	case t.held != nil:
 		w.key, w.lease = s.Key, t.held.Lease
 	}
+	_, err = n.inflict(ctx, env, i, s, last, e, t, w, wg, errs)
+	return err
+}
+
+// inflict injects step i's fault e on t as window w and leaves its heal, after
+// the fault's time, to a goroutine that closes healed once the heal is
+// recorded (and the cluster's health checked, when no fault is left in
+// effect). The error is a fault that could not be struck.
+func (n *Plan) inflict(ctx context.Context, env Env, i int, s Step, last bool, e faultEntry, t Target, w *window, wg *sync.WaitGroup, errs chan<- error) (<-chan struct{}, error) {
 	var heal Heal
 	n.mu.Lock()
 	n.active++
@@ -356,9 +384,11 @@ func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, ai
 	if instant {
 		heal = func(context.Context) error { return nil }
 	}
+	healed := make(chan struct{})
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		defer close(healed)
 		if ierr == nil && !instant {
 			hold := s.hold(env.TTL)
 			if hold == 0 {
@@ -393,7 +423,7 @@ func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, ai
 			checkHealth(env, history.HealthAfter, s.Fault, w.node, w.id)
 		}
 	}()
-	return ierr
+	return healed, ierr
 }
 
 // handoff waits for the next grant of step i's key after its pause, and

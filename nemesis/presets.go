@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -43,6 +44,18 @@ func init() {
 	preset("crash-at", "",
 		"stop a client inside the lock at a named point (such as between SETNX and EXPIRE) and kill it there",
 		func(p Params) (Step, error) { return pointStep("crash-client", p) })
+	for _, f := range []string{"pause-in-acquire", "pause-in-release", "crash-in-acquire", "crash-in-release"} {
+		summary, _ := FaultSummary(f)
+		preset(f, "", summary+"; fresh requests (of the holder of a key, or of a named client) until one lands where it harms, at most `strikes`",
+			func(p Params) (Step, error) {
+				s := clientStep(f, p)
+				s.Strikes = p.Strikes
+				if strings.HasPrefix(f, "pause-") {
+					s = pauseLong(s)
+				}
+				return s, nil
+			})
+	}
 }
 
 // preset registers a named schedule that runs one step built from the

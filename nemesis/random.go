@@ -71,7 +71,12 @@ func (n *Random) Run(ctx context.Context, env Env) error {
 			break
 		}
 		s := n.step(env)
-		if err := plan.strike(ctx, env, drawn, s, false, nil, &wg, errs); err != nil {
+		strike := func() error { return plan.strike(ctx, env, drawn, s, false, nil, &wg, errs) }
+		if f, ok := faults[s.Fault].fault.(inOp); ok {
+			s.Strikes = 1 // one request at a time, as every random fault
+			strike = func() error { return plan.series(ctx, env, drawn, s, false, f, &wg, errs) }
+		}
+		if err := strike(); err != nil {
 			all = append(all, err)
 		}
 		wg.Wait() // one fault at a time: each heals before the next

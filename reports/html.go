@@ -39,6 +39,7 @@ type runPage struct {
 	Outcome   string
 	Damage    string
 	NoGrant   string
+	Strikes   string
 	Anomalies []anomalyRow
 	Timeline  timeline
 	Body      template.HTML // the timeline's drawing
@@ -76,7 +77,7 @@ func WriteHTML(dir string, r *Results) error {
 
 func renderRun(d *runData, dir string) ([]byte, error) {
 	r := d.Results
-	p := runPage{R: r, Outcome: "matches", Damage: Damage(r), NoGrant: NoGrant(r), Lanes: len(d.Lanes)}
+	p := runPage{R: r, Outcome: "matches", Damage: Damage(r), NoGrant: NoGrant(r), Strikes: Strikes(r), Lanes: len(d.Lanes)}
 	if !r.Matches {
 		p.Outcome = "does NOT match"
 	}

@@ -24,7 +24,7 @@ func Markdown(r *Results) string {
 	}
 	fmt.Fprintf(&b, "**Verdict: %s**, expected %s: the result %s the expectation.\n\n%s\n\n", r.Verdict, r.Expected, outcome, r.Reason)
 	fmt.Fprintf(&b, "| | |\n|---|---|\n")
-	for _, row := range [][2]string{
+	rows := [][2]string{
 		{"lock", LockText(r)}, {"topology", r.Topology}, {"workload", r.Workload}, {"nemesis", r.Nemesis},
 		{"client processes", fmt.Sprint(r.Clients)}, {"workload time", fmt.Sprintf("%.0fs", r.TimeS)},
 		{"phases", orNone(checker.PhasesText(r.Phases))},
@@ -38,7 +38,11 @@ func Markdown(r *Results) string {
 		{"damage", Damage(r)},
 		{"final health check", r.Health},
 		{"run took", fmt.Sprintf("%.1fs", r.DurationS)},
-	} {
+	}
+	if st := Strikes(r); st != "" {
+		rows = append(rows, [2]string{"strikes inside operations", st})
+	}
+	for _, row := range rows {
 		fmt.Fprintf(&b, "| %s | %s |\n", row[0], row[1])
 	}
 	b.WriteString("\n## Checks\n\n| checker | verdict | reason | metrics |\n|---|---|---|---|\n")
@@ -107,6 +111,17 @@ func NoGrant(r *Results) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1fs on key %q from t+%.3fs", float64(r.Stats.LongestNoGrantMS)/1000, r.Stats.LongestNoGrantOn, float64(r.Stats.LongestNoGrantAt)/1e9)
+}
+
+// Strikes sums up the faults struck inside client operations, "" without
+// any: how many landed inside, hit, and took effect late or left the key
+// stuck (checker/strikes.go).
+func Strikes(r *Results) string {
+	st := r.Stats
+	if st.Strikes == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d (%d inside, %d hit, %d late, %d stuck)", st.Strikes, st.StrikesInside, st.StrikesHit, st.StrikesLate, st.StrikesStuck)
 }
 
 // orNone is s, or "none" when empty.

@@ -31,6 +31,10 @@ type Runner struct {
 	nextSub int
 	closed  bool
 	catches []*catch // faults waiting for their moment (moments.go)
+	// sendCatches are faults waiting for a request's write, latencies what
+	// they time themselves over (sends.go).
+	sendCatches []*sendCatch
+	latencies   latencies
 
 	gates *gates
 }
@@ -58,7 +62,7 @@ func NewRunner(name string, cfg Config) (*Runner, error) {
 	if cfg.Rec == nil {
 		return nil, errors.New("a workload needs a history recorder")
 	}
-	return &Runner{cfg: cfg, w: k.New(cfg), kind: k, byProc: map[int]*client.Process{}, stops: map[int]chan Stop{}, gates: newGates()}, nil
+	return &Runner{cfg: cfg, w: k.New(cfg), kind: k, byProc: map[int]*client.Process{}, stops: map[int]chan Stop{}, gates: newGates(), latencies: latencies{}}, nil
 }
 
 // Run sets the resource up, drives the clients until stop closes or ctx

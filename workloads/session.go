@@ -33,6 +33,11 @@ type Session struct {
 	// busy is open while a request of the session's is in flight, and
 	// closed once its completion is recorded (see Runner.Quiet).
 	busy chan struct{}
+	// inflight is the operation whose request is out, sentAt when it was
+	// written, aimed whether a fault took it (sends.go).
+	inflight *history.Op
+	sentAt   time.Time
+	aimed    bool
 }
 
 // Lease is one grant as the harness names and knows it. The lock's token
@@ -117,7 +122,7 @@ func (s *Session) restart() error {
 	if err != nil {
 		return err
 	}
-	o := client.Options{OnEvent: func(ev client.Event) { s.onEvent(ev) }}
+	o := client.Options{OnEvent: func(ev client.Event) { s.onEvent(ev) }, OnSent: s.sent}
 	if logw != nil {
 		o.Stderr = logw
 	}
@@ -197,7 +202,18 @@ func (s *Session) call(inv history.Op, req client.Request, done func(client.Repl
 	inv.Type, inv.Process = history.Invoke, s.process
 	rec.Record(inv)
 	out := history.Op{Process: inv.Process, F: inv.F, Key: inv.Key, Lease: inv.Lease}
+	s.mu.Lock()
+	s.inflight, s.sentAt, s.aimed = &inv, time.Time{}, false
+	s.mu.Unlock()
 	rep, err := s.proc.Call(s.ctx, req, s.r.cfg.replyTimeout())
+	s.mu.Lock()
+	sentAt, aimed := s.sentAt, s.aimed
+	s.inflight = nil
+	s.mu.Unlock()
+	if err == nil && rep.Outcome == client.OutcomeOK && !sentAt.IsZero() && !aimed && (inv.F == history.Acquire || inv.F == history.Release) {
+		// A struck request's latency includes its stop: not the client's.
+		s.r.noteLatency(s.slot, inv.F, time.Since(sentAt))
+	}
 	switch {
 	case errors.Is(err, client.ErrNotSent):
 		out.Type, out.Error = history.Fail, err.Error()
@@ -227,6 +243,23 @@ func (s *Session) call(inv history.Op, req client.Request, done func(client.Repl
 		s.moveTo(out.Next)
 	}
 	return rep, out.Type, nil
+}
+
+// sent hears the write of a request (on the session's goroutine, inside
+// call) and offers an acquire or a release to a fault timed from it.
+func (s *Session) sent(req client.Request, at time.Time) {
+	s.mu.Lock()
+	inv := s.inflight
+	s.sentAt = at
+	s.mu.Unlock()
+	if inv == nil || (inv.F != history.Acquire && inv.F != history.Release) {
+		return
+	}
+	if s.r.offerSend(s, *inv, req.ID, at) {
+		s.mu.Lock()
+		s.aimed = true
+		s.mu.Unlock()
+	}
 }
 
 // alive replaces a process that died between requests (a crash-client

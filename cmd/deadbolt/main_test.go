@@ -51,6 +51,8 @@ func TestBadInputExits254WithAMessage(t *testing.T) {
 		{[]string{"run", "pause-simple", "--workload", "nope"}, `unknown workload "nope"`},
 		{[]string{"run", "pause-simple", "--lock", "get-then-del", "--workload", "mutex"}, "waits for a resource read"},
 		{[]string{"run", "pause-get-then-del", "--lock", "simple"}, `lock simple has no point "after-get"`},
+		{[]string{"run", "pause-get-then-del", "--lock", "get-then-del-no-points"}, `lock get-then-del-no-points has no point "after-get"`},
+		{[]string{"run", "pause-in-release-get-then-del", "--time", "5s"}, "needs --time of at least"},
 		{[]string{"client", "extra"}, "takes no arguments"},
 		{[]string{"run", "failover-redlock", "--nemesis", "meteor"}, `unknown nemesis "meteor"`},
 		{[]string{"run", "failover-redlock", "--nemesis", "random"}, "at least one fault"},
@@ -83,7 +85,8 @@ func TestListAndLocks(t *testing.T) {
 	code, out, _ = deadbolt(t, "faults")
 	require.Equal(t, 0, code)
 	for _, f := range []string{"kill", "restart", "pause-node", "isolate-primary", "isolate-replica", "sentinel-failover",
-		"link-delay", "link-cut", "clock-jump", "pause-client", "crash-client"} {
+		"link-delay", "link-cut", "clock-jump", "pause-client", "crash-client",
+		"pause-in-acquire", "pause-in-release", "crash-in-acquire", "crash-in-release"} {
 		require.Regexp(t, `(?m)^`+f+`\s+\S+\s+\S`, out)
 	}
 }
