@@ -426,12 +426,17 @@ func (s *Session) onEvent(ev client.Event) {
 // it has none yet.
 func (s *Session) watchdog(l *Lease, fresh bool) int {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if l.watchdog < 0 && fresh {
-		l.watchdog = s.r.nextProcess()
-		s.r.track(l.watchdog, s.proc)
+	if l.watchdog >= 0 || !fresh {
+		defer s.mu.Unlock()
+		return l.watchdog
 	}
-	return l.watchdog
+	l.watchdog = s.r.nextProcess()
+	id, proc := l.watchdog, s.proc
+	s.mu.Unlock()
+	// Outside s.mu: the runner's lock is taken before a session's
+	// elsewhere (Runner.Client, Runner.Quiet), never after.
+	s.r.track(id, proc)
+	return id
 }
 
 // retireWatchdog gives l's next renewal a new process: the unknown one may
