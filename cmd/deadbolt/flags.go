@@ -1,9 +1,17 @@
 package main
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"strings"
 )
+
+// helpShown is -h or --help: the command's flags go to stdout, exit 0.
+type helpShown struct{ text string }
+
+func (h helpShown) Error() string { return "help requested" }
 
 // parse parses flags wherever they stand among the positional arguments
 // ("run NAME --seed 3" as well as "run --seed 3 NAME").
@@ -12,7 +20,10 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, badInput("%s: %v", fs.Name(), err)
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, helpShown{flagsOf(fs)}
+			}
+			return nil, badInput("%s: %v (deadbolt %s --help lists its flags)", fs.Name(), err, fs.Name())
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -21,4 +32,15 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// flagsOf is the flag set's usage: its name, then each flag as the flag
+// package prints it.
+func flagsOf(fs *flag.FlagSet) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage of deadbolt %s:\n", fs.Name())
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	return b.String()
 }

@@ -86,7 +86,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	err := dispatch(ctx, args, stdout, stderr)
 	var ue usageError
 	var ee exitError
+	var help helpShown
 	switch {
+	case errors.As(err, &help):
+		fmt.Fprint(stdout, help.text)
+		return exitOK
 	case ctx.Err() != nil:
 		// Interrupted, at whatever point: never a verdict's exit code,
 		// even when the run finished writing its reports.

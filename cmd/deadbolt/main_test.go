@@ -68,6 +68,27 @@ func TestBadInputExits254WithAMessage(t *testing.T) {
 	}
 }
 
+// --help prints the command's flags on stdout and exits 0, before any
+// container; a bad flag names the --help that lists them.
+func TestHelpListsACommandsFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"run", "--help"}, "-seed"},
+		{[]string{"run", "failover-simple", "-h"}, "-nemesis"},
+		{[]string{"scenario", "--help"}, "-parallel"},
+		{[]string{"check", "--help"}, "usage of deadbolt check"},
+	} {
+		code, stdout, stderr := deadbolt(t, tc.args...)
+		require.Equal(t, exitOK, code, "%v: %s", tc.args, stderr)
+		require.Contains(t, stdout, tc.flag, "%v", tc.args)
+	}
+	code, _, stderr := deadbolt(t, "run", "failover-simple", "--bogus")
+	require.Equal(t, exitBadInput, code)
+	require.Contains(t, stderr, "deadbolt run --help lists its flags")
+}
+
 func TestListAndLocks(t *testing.T) {
 	code, out, _ := deadbolt(t, "list")
 	require.Equal(t, 0, code)

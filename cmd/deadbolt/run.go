@@ -80,9 +80,9 @@ func (f *runFlags) register(fs *flag.FlagSet, single bool) {
 			return nil
 		})
 		fs.StringVar(&f.lock, "lock", "", "lock to run (default: the scenario's)")
-		fs.StringVar(&f.workload, "workload", "", "workload to run (default: the scenario's; see `deadbolt workloads`)")
-		fs.StringVar(&f.nemesis, "nemesis", "", "fault schedule to run instead of the scenario's, with its defaults (see `deadbolt list`; random needs --faults)")
-		fs.Func("faults", "comma-separated faults the random schedule draws from (see `deadbolt faults`)", func(s string) error {
+		fs.StringVar(&f.workload, "workload", "", "workload to run (default: the scenario's; see: deadbolt workloads)")
+		fs.StringVar(&f.nemesis, "nemesis", "", "fault schedule to run instead of the scenario's, with its defaults (see: deadbolt list; random needs --faults)")
+		fs.Func("faults", "comma-separated faults the random schedule draws from (see: deadbolt faults)", func(s string) error {
 			for _, name := range strings.Split(s, ",") {
 				if name = strings.TrimSpace(name); name == "" {
 					return fmt.Errorf("empty fault name in %q", s)
