@@ -62,6 +62,10 @@ const (
 	// the strike, or granted before a fault then in effect): the run did
 	// not stage what it set out to.
 	KindPrecondition = "precondition"
+	// KindUnstagedFailover is a failover Sentinel made of a master no fault
+	// had touched (a Sentinel starved into TILT that resumes a stale
+	// failover, say): the cluster did more than the scenario staged.
+	KindUnstagedFailover = "unstaged-failover"
 )
 
 func newResult(name string) Result {

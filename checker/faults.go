@@ -132,7 +132,7 @@ func faultTroubles(pairs []history.Operation) []Anomaly {
 	var starts []history.Operation // ok ones
 	for _, p := range pairs {
 		inv := p.Invoke
-		if !inv.F.IsNemesis() || inv.F == history.PhaseF {
+		if !inv.F.IsNemesis() || inv.F == history.PhaseF || inv.F.IsObserved() {
 			continue
 		}
 		if inv.F == history.FaultMissed {

@@ -145,6 +145,11 @@ func runCheckers(in *Input, names []string, opts Options) Report {
 		why = append(why, fmt.Sprintf("%s of the nemesis did not go as planned (the first: %s), so the run did not stage what it set out to",
 			plural(len(troubles), "step"), troubles[0].Text))
 	}
+	if unstaged := unstagedFailovers(in); len(unstaged) > 0 {
+		why = append(why, fmt.Sprintf("%s no fault staged (the first: %s), so the cluster did more than the scenario set out to stage",
+			plural(len(unstaged), "failover"), unstaged[0].Text))
+		troubles = append(troubles, unstaged...)
+	}
 	if len(in.clocks) > 0 {
 		why = append(why, fmt.Sprintf("%s stamped by a client cannot be placed (the first: %s), so the lock's own work cannot be judged",
 			plural(len(in.clocks), "event"), in.clocks[0].Text))

@@ -56,6 +56,15 @@ const (
 	// PhaseF marks the start of a phase of the run (Phase names it), an
 	// invoke and an ok at one instant.
 	PhaseF F = "phase"
+	// Failover is a master switch a Sentinel announced (+switch-master),
+	// whatever caused it: Node is "OLD -> NEW" and Fault the Sentinel that
+	// told the harness first. The checkers judge whether a fault staged it.
+	// An invoke and an ok at one instant, like a phase mark.
+	Failover F = "failover"
+	// Tilt is a Sentinel entering (Node "entered") or leaving ("left") TILT
+	// mode: its timer fired more than 2 s late (the process was starved),
+	// and it acts on nothing for 30 s. Fault names the Sentinel.
+	Tilt F = "tilt"
 )
 
 // Phase is a stretch of a run, as the history marks it.
@@ -184,10 +193,14 @@ func (f F) IsLock() bool { return f == Acquire || f == Release || f == Renew || 
 func (f F) IsResource() bool { return f == Read || f == Write || f == Order }
 
 // IsNemesis reports the nemesis's operations: faults, missed faults,
-// health checks and the marks of the run's phases.
+// health checks, the marks of the run's phases and what Sentinel announced.
 func (f F) IsNemesis() bool {
-	return f == FaultStart || f == FaultEnd || f == HealthBefore || f == HealthAfter || f == FaultMissed || f == PhaseF
+	return f == FaultStart || f == FaultEnd || f == HealthBefore || f == HealthAfter || f == FaultMissed || f == PhaseF || f.IsObserved()
 }
+
+// IsObserved reports what the harness saw the cluster do by itself
+// (Failover, Tilt): recorded on the nemesis's process, but no step of it.
+func (f F) IsObserved() bool { return f == Failover || f == Tilt }
 
 // Validate checks the fields a checker relies on.
 func (o Op) Validate() error {

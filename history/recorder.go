@@ -93,9 +93,15 @@ func (r *Recorder) RecordStamped(op Op, t int64) Op {
 // Mark records the start of a phase of the run: an invoke and an ok at
 // one instant, on the nemesis's process.
 func (r *Recorder) Mark(p Phase) {
+	r.Instant(Op{Process: NemesisProcess, F: PhaseF, Phase: p})
+}
+
+// Instant records op as an invoke and an ok at one instant, now: a mark,
+// or something the harness saw happen (a Sentinel's failover).
+func (r *Recorder) Instant(op Op) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	op := Op{Type: Invoke, Process: NemesisProcess, F: PhaseF, Phase: p, Time: r.Now()}
+	op.Type, op.Time = Invoke, r.Now()
 	r.appendLocked(op)
 	op.Type = OK
 	r.appendLocked(op)

@@ -250,6 +250,8 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	}
 	defer hf.Close()
 	rec := history.NewRecorder(hf)
+	stopWatch := cl.WatchSentinels(ctx, sentinelRecorder(rec))
+	defer stopWatch()
 	runner, err := workloads.NewRunner(kind.Name, workloads.Config{
 		Clients: s.Clients, Keys: s.Keys, TTL: s.TTL,
 		HoldMin: s.HoldMin, HoldMax: s.HoldMax, Pause: s.Pause, Seed: o.Seed,
@@ -342,6 +344,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	if err := cl.SaveLogs(context.WithoutCancel(ctx), dir); err != nil {
 		logf("%s: saving node logs: %v", s.Name, err)
 	}
+	stopWatch()
 	if err := rec.Err(); err != nil {
 		return nil, err
 	}
@@ -384,4 +387,32 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 		return nil, ErrInterrupted
 	}
 	return res, nil
+}
+
+// sentinelRecorder records what the Sentinels announce: each master switch
+// once (every Sentinel announces it; the first tells), each Sentinel's
+// TILT mode entered and left.
+func sentinelRecorder(rec *history.Recorder) func(cluster.SentinelEvent) {
+	var mu sync.Mutex
+	var last string
+	return func(ev cluster.SentinelEvent) {
+		op := history.Op{Process: history.NemesisProcess, Fault: ev.Sentinel}
+		switch ev.Kind {
+		case "+switch-master":
+			op.F, op.Node = history.Failover, ev.From+" -> "+ev.To
+			mu.Lock()
+			defer mu.Unlock()
+			if op.Node == last {
+				return
+			}
+			last = op.Node
+		case "+tilt":
+			op.F, op.Node = history.Tilt, "entered"
+		case "-tilt":
+			op.F, op.Node = history.Tilt, "left"
+		default:
+			return
+		}
+		rec.Instant(op)
+	}
 }

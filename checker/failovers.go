@@ -1,0 +1,76 @@
+package checker
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// Sentinel fails a master over when a fault took it away: the scenario
+// stages that. A switch away from a master that no fault had touched by
+// then is the cluster acting on its own (on a starved machine a Sentinel
+// whose timer fired late enters TILT, and on leaving it may finish a
+// failover it began on a stale view). What the lock did after it answers
+// no question the scenario asked, so the run is unknown, not a verdict.
+//
+// unstagedFailovers returns one anomaly for each such switch. A switch is
+// staged when a fault window that started before it names the old master
+// among its nodes, or is a sentinel-failover (which asks for one).
+func unstagedFailovers(in *Input) []Anomaly {
+	var out []Anomaly
+	for _, p := range in.nemesis {
+		inv := p.Invoke
+		if inv.F != history.Failover {
+			continue
+		}
+		from, to, ok := strings.Cut(inv.Node, " -> ")
+		if !ok || staged(in.Faults, from, inv.Time) {
+			continue
+		}
+		text := fmt.Sprintf("Sentinel switched the master from %s to %s at %s (first told by %s), and no fault had touched %s",
+			from, to, at(inv.Time), inv.Fault, from)
+		if t := tiltsBefore(in.nemesis, inv.Time); t != "" {
+			text += "; " + t
+		}
+		out = append(out, Anomaly{Kind: KindUnstagedFailover, At: inv.Time, Text: text})
+	}
+	return out
+}
+
+// staged reports a fault window started before t on node, or a
+// sentinel-failover started before t.
+func staged(ws []FaultWindow, node string, t int64) bool {
+	for _, w := range ws {
+		if w.Start > t {
+			continue
+		}
+		if w.Fault == "sentinel-failover" || namesNode(w.Node, node) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesNode reports node among a window's nodes ("redis-1",
+// "redis-2,redis-4", "redis-3 by 16s").
+func namesNode(nodes, node string) bool {
+	for _, n := range strings.FieldsFunc(nodes, func(r rune) bool { return r == ',' || r == ' ' }) {
+		if n == node {
+			return true
+		}
+	}
+	return false
+}
+
+// tiltsBefore says which Sentinels entered TILT mode before t, the usual
+// reason for a failover nobody staged.
+func tiltsBefore(nemesis []history.Operation, t int64) string {
+	var tilts []string
+	for _, p := range nemesis {
+		if inv := p.Invoke; inv.F == history.Tilt && inv.Node == "entered" && inv.Time <= t {
+			tilts = append(tilts, fmt.Sprintf("%s entered TILT mode at %s", inv.Fault, at(inv.Time)))
+		}
+	}
+	return strings.Join(tilts, ", ")
+}
