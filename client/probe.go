@@ -57,6 +57,11 @@ func probe(c Command, log *lockedBuilder) (locks.Declared, error) {
 		if !found {
 			return locks.Declared{}, fmt.Errorf("driver %s declares lock_info for %q, which its hello's locks do not list", c, name)
 		}
+		for _, m := range h.LockInfo[name].Sentinel {
+			if m != SentinelSwitch && m != SentinelReconnect {
+				return locks.Declared{}, fmt.Errorf("driver %s declares sentinel mode %q for lock %q (known: %s, %s)", c, m, name, SentinelSwitch, SentinelReconnect)
+			}
+		}
 	}
 	return locks.Declared{Driver: c.String(), Locks: h.Locks, Info: h.LockInfo}, nil
 }

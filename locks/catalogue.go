@@ -21,6 +21,11 @@ type Catalogue interface {
 	Reentrant(name string) bool
 	// Summary says what the lock is, in a line.
 	Summary(name string) string
+	// SentinelMode is the way of following a Sentinel failover to ask the
+	// lock for, given what the scenario asks ("": nothing in particular):
+	// a lock that declares one way only gets that one, and one asked for a
+	// way it does not declare is refused.
+	SentinelMode(name, asked string) (string, error)
 }
 
 // Registry is the catalogue of the locks compiled into deadbolt.
@@ -35,6 +40,9 @@ func (registryCatalogue) HasPoint(name, point string) error  { return HasPoint(n
 func (registryCatalogue) Reentrant(name string) bool         { return Reentrant(name) }
 func (registryCatalogue) Summary(name string) string         { return Summary(name) }
 
+// The Go locks follow a failover either way (endpoints.ClientOptions).
+func (registryCatalogue) SentinelMode(_, asked string) (string, error) { return asked, nil }
+
 // Declaration is what a driver's hello may say about one of its locks
 // (docs/driver-protocol.md, "lock_info"), so that a scenario it cannot run
 // is refused before any container starts.
@@ -48,6 +56,10 @@ type Declaration struct {
 	Points []string `json:"points,omitempty"`
 	// Reentrant: a holder may acquire a key it holds again (one hold).
 	Reentrant bool `json:"reentrant,omitempty"`
+	// Sentinel lists the ways the lock's library follows a Sentinel
+	// failover ("switch", "reconnect": the protocol's options.sentinel);
+	// none declared: both.
+	Sentinel []string `json:"sentinel,omitempty"`
 }
 
 // maxGroups is the most master groups a topology of deadbolt's has.
@@ -125,4 +137,18 @@ func (d Declared) Summary(name string) string {
 		return s
 	}
 	return "(declared no summary)"
+}
+
+func (d Declared) SentinelMode(name, asked string) (string, error) {
+	modes := d.Info[name].Sentinel
+	switch {
+	case len(modes) == 0:
+		return asked, nil
+	case asked == "" && len(modes) == 1:
+		return modes[0], nil // what its library does, not a default it lacks
+	case asked == "" || slices.Contains(modes, asked):
+		return asked, nil
+	}
+	return "", fmt.Errorf("lock %s of driver %s follows a Sentinel failover only by %s (its lock_info's sentinel), and the scenario asks for %s",
+		name, d.Driver, strings.Join(modes, " or "), asked)
 }

@@ -141,6 +141,13 @@ func (s Scenario) apply(o RunOptions) (Scenario, error) {
 	if err := o.catalogue().Fits(s.Lock, groups); err != nil {
 		return s, fmt.Errorf("lock %s cannot run in scenario %s (%s topology): %w", s.Lock, s.Name, s.Cluster.Topology, err)
 	}
+	if s.Cluster.Topology == cluster.Sentinel {
+		mode, err := o.catalogue().SentinelMode(s.Lock, s.LockOptions.Sentinel)
+		if err != nil {
+			return s, fmt.Errorf("lock %s cannot run in scenario %s: %w", s.Lock, s.Name, err)
+		}
+		s.LockOptions.Sentinel = mode
+	}
 	if kind.NeedsKeys && len(s.Keys) == 0 {
 		return s, fmt.Errorf("scenario %s runs workload %s without lock keys", s.Name, kind.Name)
 	}

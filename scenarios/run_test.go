@@ -15,6 +15,7 @@ import (
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
 	"github.com/deadbolt-lab/deadbolt/drivers"
+	"github.com/deadbolt-lab/deadbolt/locks"
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
@@ -98,6 +99,32 @@ func TestBadRunOptionsAreRejectedBeforeAnyContainer(t *testing.T) {
 
 	_, err = scenarios.Get("nope")
 	require.ErrorContains(t, err, `unknown scenario "nope"`)
+}
+
+// A driver's lock that follows a failover one way only (redis-py: on
+// reconnect) is asked for that way where the scenario asks for none, and
+// refused where it asks for the other, before any container starts.
+func TestALocksOwnWayOfFollowingAFailoverIsAskedFor(t *testing.T) {
+	declared := func(modes ...string) scenarios.RunOptions {
+		return scenarios.RunOptions{Driver: clienttest.Command(), Lock: "mine", Locks: locks.Declared{Driver: "d", Locks: []string{"mine"},
+			Info: map[string]locks.Declaration{"mine": {MaxGroups: 1, Sentinel: modes}}}}
+	}
+	s, err := scenarios.Get("failover-simple")
+	require.NoError(t, err)
+	got, err := s.Prepare(declared(client.SentinelReconnect))
+	require.NoError(t, err)
+	require.Equal(t, client.SentinelReconnect, got.LockOptions.Sentinel)
+	got, err = s.Prepare(declared())
+	require.NoError(t, err)
+	require.Empty(t, got.LockOptions.Sentinel, "a lock that declares no way gets the protocol's default, switch")
+
+	r, err := scenarios.Get("failover-redispy")
+	require.NoError(t, err)
+	_, err = r.Prepare(declared(client.SentinelSwitch))
+	require.ErrorContains(t, err, "follows a Sentinel failover only by switch (its lock_info's sentinel), and the scenario asks for reconnect")
+	got, err = r.Prepare(declared(client.SentinelSwitch, client.SentinelReconnect))
+	require.NoError(t, err)
+	require.Equal(t, client.SentinelReconnect, got.LockOptions.Sentinel)
 }
 
 // An interrupted run gives no verdict and leaves no container or network.

@@ -186,9 +186,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if (f.lock != "" && f.lock != sc.Lock) || (f.workload != "" && f.workload != sc.WorkloadName()) || (f.nemesis != "" && f.nemesis != sc.Nemesis) {
-		fmt.Fprintf(stdout, "note: scenario %s expects %s for lock %s on its own workload and nemesis; this run changed them (--lock %q, --workload %q, --nemesis %q) under the same expectation.\n",
-			sc.Name, sc.Expect, sc.Lock, f.lock, f.workload, f.nemesis)
+	var changed []string
+	for _, c := range []struct{ flag, to, was string }{{"lock", f.lock, sc.Lock}, {"workload", f.workload, sc.WorkloadName()}, {"nemesis", f.nemesis, sc.Nemesis}} {
+		if c.to != "" && c.to != c.was {
+			changed = append(changed, fmt.Sprintf("--%s %s", c.flag, c.to))
+		}
+	}
+	if len(changed) > 0 {
+		fmt.Fprintf(stdout, "note: scenario %s expects %s for lock %s on its own workload and nemesis; this run changed them (%s) under the same expectation.\n",
+			sc.Name, sc.Expect, sc.Lock, strings.Join(changed, ", "))
 	}
 	return summarize(stdout, []*reports.Results{res})
 }

@@ -294,7 +294,7 @@ def main():
           "driver": "redis-py %s" % redis.__version__, "pid": os.getpid(), "locks": [LOCK],
           "lock_info": {LOCK: {"summary": "redis-py %s's own redis.lock.Lock (SET NX PX, owner-checked "
                                           "release script), unmodified" % redis.__version__,
-                               "max_groups": 1}}})
+                               "max_groups": 1, "sentinel": ["reconnect"]}}})
     driver = Driver()
     for line in sys.stdin.buffer:  # bytes: a line that is not UTF-8 is malformed too
         if not line.strip():
