@@ -158,3 +158,33 @@ func TestAHandoffPauseEndsUnderTheNextHoldersGrant(t *testing.T) {
 	require.NotContains(t, kinds(r.Anomalies), checker.KindFaultFailed, r.Reason)
 	require.Equal(t, checker.Invalid, r.Verdict, "the late DEL removed the next holder's lock: %s", r.Reason)
 }
+
+// A fault held until Sentinel fails the master over is missed, naming the
+// step, when no failover comes before the fault phase ends: isolating a
+// replica never makes Sentinel promote one, so the run is unknown. On the
+// primary the failover comes, and the isolation heals after it.
+func TestAFailoverThatNeverComesIsMissed(t *testing.T) {
+	spec := cluster.Spec{Topology: cluster.Sentinel}
+	p := nemesis.Params{Steps: []nemesis.Step{{Fault: "isolate-replica", Target: "replica", For: time.Second, Failover: true}}}
+	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", p, 4*time.Second, nil)
+	require.Len(t, ws, 1)
+	var missed []history.Op
+	for _, op := range ops {
+		if op.F == history.FaultMissed && op.Type == history.Fail {
+			missed = append(missed, op)
+		}
+	}
+	require.Len(t, missed, 1)
+	require.Equal(t, "step 1: isolate-replica on replica, held until Sentinel fails the master over", missed[0].Node)
+	require.Contains(t, missed[0].Error, "Sentinel promoted no replica")
+	r := checker.Check(ops, checker.Options{MinAcquires: 1})
+	require.Equal(t, checker.Unknown, r.Verdict, r.Reason)
+
+	p = nemesis.Params{Steps: []nemesis.Step{{Fault: "isolate-primary", Target: "primary", For: 100 * time.Millisecond, Failover: true}}}
+	ops, ws = faultRun(t, spec, "mutex", "simple", "plan", p, 20*time.Second, nil)
+	require.Len(t, ws, 1)
+	for _, op := range ops {
+		require.NotEqual(t, history.FaultMissed, op.F, "the failover came: %+v", op)
+	}
+	require.Greater(t, ws[0].End-ws[0].Start, int64(time.Second), "the isolation outlasted its 100ms until Sentinel promoted a replica")
+}

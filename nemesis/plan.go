@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
@@ -56,6 +57,12 @@ type Step struct {
 	// that checked its owner before it slept) lands while the next holder
 	// holds the key, whatever the machine's scheduling.
 	Handoff bool `json:"handoff,omitempty"`
+	// Failover holds a fault on the master (isolation, kill, freeze) past
+	// its length until Sentinel has named another master: the failover the
+	// step stages. Sentinels that split their votes try again only after
+	// twice the failover timeout, past a fixed length; a failover that has
+	// not come when the fault phase ends is recorded as missed.
+	Failover bool `json:"failover,omitempty"`
 	// Strikes bounds how many requests a fault inside an operation
 	// (pause-in-release, ...) strikes before it gives up (0:
 	// DefaultStrikes); see strikes.go.
@@ -94,6 +101,9 @@ func (s Step) validate() error {
 	}
 	if s.Handoff && (s.Key == "" || (kind != "client" && kind != "holder") || (s.For == 0 && s.TTLs == 0)) {
 		return fmt.Errorf("fault %s: a handoff needs a client target, a key and a length (for or ttls)", s.Fault)
+	}
+	if s.Failover && (kind == "client" || kind == "holder" || kind == "link" || (s.For == 0 && s.TTLs == 0)) {
+		return fmt.Errorf("fault %s: waiting for a failover needs a node target and a length (for or ttls)", s.Fault)
 	}
 	return nil
 }
@@ -189,6 +199,9 @@ func (s Step) describe(i int) string {
 	}
 	if s.Handoff {
 		d += ", ending at the next grant of " + s.Key
+	}
+	if s.Failover {
+		d += ", held until Sentinel fails the master over"
 	}
 	return d
 }
@@ -373,6 +386,10 @@ func (n *Plan) inflict(ctx context.Context, env Env, i int, s Step, last bool, e
 	n.active++
 	n.lastStruck = n.lastStruck || last
 	n.mu.Unlock()
+	var master *cluster.Node // before the strike, for a step that waits for its failover
+	if s.Failover {
+		master, _ = env.Cluster.Master(ctx)
+	}
 	ierr := w.step(history.FaultStart, func(ctx context.Context) error {
 		var err error
 		heal, err = e.fault.Inject(ctx, env, t, s.By)
@@ -395,6 +412,9 @@ func (n *Plan) inflict(ctx context.Context, env Env, i int, s Step, last bool, e
 				hold = time.Duration(1<<63 - 1)
 			}
 			sleep(ctx, hold)
+		}
+		if s.Failover && ierr == nil && !instant {
+			n.awaitFailover(ctx, env, i, s, master)
 		}
 		var next *workloads.Caught
 		if s.Handoff && ierr == nil && !instant {
@@ -441,6 +461,32 @@ func (n *Plan) handoff(ctx context.Context, env Env, i int, s Step, w *window) *
 	}
 	w.healKey, w.healLease = s.Key, c.Lease
 	return c
+}
+
+// awaitFailover waits until Sentinel names a master other than old (the
+// master when the step struck), polling; when the fault phase ends first,
+// the failover step i stages is recorded as missed: the run did not stage
+// it. With no master known at the strike, none can be told to have moved.
+func (n *Plan) awaitFailover(ctx context.Context, env Env, i int, s Step, old *cluster.Node) {
+	moved := func(ctx context.Context) bool {
+		m, err := env.Cluster.Master(ctx)
+		return err == nil && old != nil && m.Name != old.Name
+	}
+	for ctx.Err() == nil {
+		if moved(ctx) {
+			return
+		}
+		sleep(ctx, 100*time.Millisecond)
+	}
+	last, cancel := context.WithTimeout(halt(env), 3*time.Second) // one look once the phase is over
+	defer cancel()
+	if moved(last) {
+		return
+	}
+	op := history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: history.FaultMissed, Fault: s.Fault, Node: s.describe(i)}
+	op.FaultID = env.Rec.Record(op).FaultID
+	op.Type, op.Error = history.Fail, "Sentinel promoted no replica before the fault phase ended, so the failover the step stages never came"
+	env.Rec.Record(op)
 }
 
 // halt is a context that ends only when the run is interrupted.

@@ -15,12 +15,12 @@ func init() {
 	preset("isolate-primary", "sentinel",
 		"cut the master off from its replicas and Sentinels (clients still reach it) until Sentinel promotes a replica, then heal",
 		func(p Params) (Step, error) {
-			return Step{Fault: "isolate-primary", Target: "primary", After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second)}, nil
+			return Step{Fault: "isolate-primary", Target: "primary", After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second), Failover: true}, nil
 		})
 	preset("kill-primary", "sentinel",
 		"SIGKILL the master, let Sentinel promote a replica, restart the old master (empty: no persistence)",
 		func(p Params) (Step, error) {
-			return Step{Fault: "kill", Target: "primary", After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second)}, nil
+			return Step{Fault: "kill", Target: "primary", After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second), Failover: true}, nil
 		})
 	preset("kill-minority", "independent",
 		"SIGKILL a minority of the independent masters and restart them (empty) only after the lease TTL has passed",

@@ -17,7 +17,7 @@ func init() {
 	}
 	isolated := func(s Scenario, shape ...func(*Scenario)) Scenario {
 		s.Cluster, s.Nemesis = cluster.Spec{Topology: cluster.Sentinel}, "isolate-primary"
-		s.TTL, s.Time = 2*time.Second, 16*time.Second
+		s.TTL, s.Time = 2*time.Second, 20*time.Second
 		s = contended(s)
 		for _, f := range shape {
 			f(&s)

@@ -51,6 +51,6 @@ func init() {
 			"queue of waiters that gave up blocks every grant until their places lapse (about 7.5 s without a grant)",
 		Expect: Safe, Lock: "fair",
 		Cluster: cluster.Spec{Topology: cluster.Sentinel}, Nemesis: "isolate-primary",
-		Time: 16 * time.Second, CI: true,
+		Time: 20 * time.Second, CI: true,
 	}))
 }

@@ -19,6 +19,6 @@ func init() {
 		Cluster: cluster.Spec{Topology: cluster.Sentinel}, Nemesis: "isolate-primary",
 		Clients: 8, TTL: 2 * time.Second,
 		HoldMin: 100 * time.Millisecond, HoldMax: 800 * time.Millisecond, Pause: 50 * time.Millisecond,
-		Time: 16 * time.Second, CI: true,
+		Time: 20 * time.Second, CI: true,
 	})
 }

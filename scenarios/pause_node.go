@@ -19,10 +19,10 @@ func init() {
 		Expect: Safe, Lock: "simple",
 		Cluster: cluster.Spec{Topology: cluster.Sentinel},
 		Nemesis: "plan", Fault: nemesis.Params{Steps: []nemesis.Step{
-			{Fault: "pause-node", Target: "primary", After: 3 * time.Second, For: 8 * time.Second},
+			{Fault: "pause-node", Target: "primary", After: 3 * time.Second, For: 8 * time.Second, Failover: true},
 		}},
 		Clients: 8, Keys: []string{"k0", "k1", "k2"},
 		TTL: 2 * time.Second, HoldMin: 100 * time.Millisecond, HoldMax: 800 * time.Millisecond, Pause: 50 * time.Millisecond,
-		Time: 16 * time.Second, CI: true,
+		Time: 20 * time.Second, CI: true,
 	})
 }

@@ -26,7 +26,7 @@ func init() {
 		Expect: Unsafe, Lock: "simple-wait", Workload: "mutex",
 		Cluster: cluster.Spec{Topology: cluster.Sentinel},
 		Nemesis: "plan", Fault: nemesis.Params{Steps: []nemesis.Step{
-			{Fault: "kill", Target: "node:redis-1", WaitKey: "k0", WaitSlot: nemesis.AnySlot, For: 16 * time.Second},
+			{Fault: "kill", Target: "node:redis-1", WaitKey: "k0", WaitSlot: nemesis.AnySlot, For: 16 * time.Second, Failover: true},
 			{Fault: "restart", Target: "node:redis-2,redis-3"},
 		}},
 		Precondition: "client A holds k0, acknowledged by a replica, from the moment redis-1 is killed until it is down",
