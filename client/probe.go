@@ -2,6 +2,8 @@ package client
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -29,9 +31,28 @@ func ParseCommand(line string) (Command, error) {
 // hello is an error that ends with the last lines of its stderr, where a
 // driver says why (a library it cannot import).
 func Probe(c Command) (locks.Declared, error) {
-	log := &lockedBuilder{}
-	ls, err := probe(c, log)
+	// The driver writes its stderr into a pipe of our own, read to its end:
+	// exec's copy into a Writer is awaited only by Cmd.Wait, and a driver
+	// that exits at once (an import that failed) would otherwise be judged
+	// before its last words arrived.
+	r, w, err := os.Pipe()
 	if err != nil {
+		return locks.Declared{}, err
+	}
+	log := &lockedBuilder{}
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		defer r.Close()
+		_, _ = io.Copy(log, r)
+	}()
+	ls, err := probe(c, w)
+	w.Close() // the driver holds its own copy until it exits
+	if err != nil {
+		select {
+		case <-read:
+		case <-time.After(2 * time.Second): // a child it left behind keeps the pipe open
+		}
 		if l := strings.TrimSpace(log.String()); l != "" {
 			err = fmt.Errorf("%w; its stderr: %s", err, lastLines(l, 5))
 		}
@@ -39,8 +60,8 @@ func Probe(c Command) (locks.Declared, error) {
 	return ls, err
 }
 
-func probe(c Command, log *lockedBuilder) (locks.Declared, error) {
-	p, err := Start(c, Options{Stderr: log})
+func probe(c Command, stderr *os.File) (locks.Declared, error) {
+	p, err := Start(c, Options{Stderr: stderr})
 	if err != nil {
 		return locks.Declared{}, err
 	}
