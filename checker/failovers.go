@@ -15,8 +15,9 @@ import (
 // no question the scenario asked, so the run is unknown, not a verdict.
 //
 // unstagedFailovers returns one anomaly for each such switch. A switch is
-// staged when a fault window that started before it names the old master
-// among its nodes, or is a sentinel-failover (which asks for one).
+// staged when a fault window on the old master started before it, or a
+// sentinel-failover (which asks for one). A link fault is no fault on a
+// node: it sits between one client and the node, which Sentinel never sees.
 func unstagedFailovers(in *Input) []Anomaly {
 	var out []Anomaly
 	for _, p := range in.nemesis {
@@ -42,7 +43,7 @@ func unstagedFailovers(in *Input) []Anomaly {
 // sentinel-failover started before t.
 func staged(ws []FaultWindow, node string, t int64) bool {
 	for _, w := range ws {
-		if w.Start > t {
+		if w.Start > t || strings.HasPrefix(w.Fault, "link-") {
 			continue
 		}
 		if w.Fault == "sentinel-failover" || namesNode(w.Node, node) {

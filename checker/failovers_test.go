@@ -66,6 +66,13 @@ func TestAFailoverNoFaultStagedMakesTheRunUnknown(t *testing.T) {
 	r = Check(turns(late).build(), Options{})
 	assert.Equal(t, Unknown, r.Verdict, r.Reason)
 	assert.Contains(t, kinds(r.Anomalies), KindUnstagedFailover, r.Reason)
+
+	// Nor does a cut of one client's link to the master: Sentinel sees none.
+	cut := newHistory().fault("link-cut", "client 0 -> redis-1", ms(1000), ms(4000)).
+		observed(history.Failover, "sentinel-1", "redis-1 -> redis-2", ms(2000))
+	r = Check(turns(cut).build(), Options{})
+	assert.Equal(t, Unknown, r.Verdict, r.Reason)
+	assert.Contains(t, kinds(r.Anomalies), KindUnstagedFailover, r.Reason)
 }
 
 func TestNamesNode(t *testing.T) {

@@ -17,7 +17,6 @@ type SentinelEvent struct {
 	// From and To are a switch's old and new master, by node name where
 	// the address is a node's.
 	From, To string
-	At       time.Time
 }
 
 // The channels WatchSentinels listens on.
@@ -53,7 +52,7 @@ func (c *Cluster) WatchSentinels(ctx context.Context, seen func(SentinelEvent)) 
 					if !ok {
 						return
 					}
-					ev := SentinelEvent{Sentinel: n.Name, Kind: m.Channel, At: time.Now()}
+					ev := SentinelEvent{Sentinel: n.Name, Kind: m.Channel}
 					if m.Channel == "+switch-master" {
 						// "<group> <old host> <old port> <new host> <new port>"
 						f := strings.Fields(m.Payload)

@@ -73,18 +73,24 @@ func TestAStepWhoseMomentNeverComesIsMissed(t *testing.T) {
 	}}
 	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", p, 3*time.Second, nil)
 	require.Len(t, ws, 1, "only the first step struck")
-	var missed []history.Op
-	for _, op := range ops {
-		if op.F == history.FaultMissed && op.Type == history.Fail {
-			missed = append(missed, op)
-		}
-	}
+	missed := missedSteps(ops)
 	require.Len(t, missed, 1)
 	require.Equal(t, "step 2: pause-node on node:redis-1 at client 0's grant of never", missed[0].Node)
 	require.Contains(t, missed[0].Error, "never came before the fault phase ended")
 	r := checker.Check(ops, checker.Options{})
 	require.Equal(t, checker.Unknown, r.Verdict, r.Reason)
 	require.Contains(t, r.Reason, "step 2: pause-node on node:redis-1 at client 0's grant of never never struck")
+}
+
+// missedSteps are the completions of the steps a run recorded missed.
+func missedSteps(ops []history.Op) []history.Op {
+	var missed []history.Op
+	for _, op := range ops {
+		if op.F == history.FaultMissed && op.Type == history.Fail {
+			missed = append(missed, op)
+		}
+	}
+	return missed
 }
 
 func kinds(as []checker.Anomaly) []string {
@@ -168,12 +174,7 @@ func TestAFailoverThatNeverComesIsMissed(t *testing.T) {
 	p := nemesis.Params{Steps: []nemesis.Step{{Fault: "isolate-replica", Target: "replica", For: time.Second, Failover: true}}}
 	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", p, 4*time.Second, nil)
 	require.Len(t, ws, 1)
-	var missed []history.Op
-	for _, op := range ops {
-		if op.F == history.FaultMissed && op.Type == history.Fail {
-			missed = append(missed, op)
-		}
-	}
+	missed := missedSteps(ops)
 	require.Len(t, missed, 1)
 	require.Equal(t, "step 1: isolate-replica on replica, held until Sentinel fails the master over", missed[0].Node)
 	require.Contains(t, missed[0].Error, "Sentinel promoted no replica")

@@ -286,6 +286,12 @@ func (n *Plan) missed(env Env, i int, s Step, last bool, why string) {
 		n.lastStruck = true
 		n.mu.Unlock()
 	}
+	recordMissed(env, i, s, why)
+}
+
+// recordMissed records step i as missed (history.FaultMissed), naming the
+// step and why: the run did not stage what it set out to.
+func recordMissed(env Env, i int, s Step, why string) {
 	op := history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: history.FaultMissed, Fault: s.Fault, Node: s.describe(i)}
 	op.FaultID = env.Rec.Record(op).FaultID
 	op.Type, op.Error = history.Fail, why
@@ -453,10 +459,7 @@ func (n *Plan) inflict(ctx context.Context, env Env, i int, s Step, last bool, e
 func (n *Plan) handoff(ctx context.Context, env Env, i int, s Step, w *window) *workloads.Caught {
 	c, err := env.Clients.Catch(ctx, workloads.Moment{Key: s.Key, Slot: AnySlot})
 	if err != nil {
-		op := history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: history.FaultMissed, Fault: s.Fault, Node: s.describe(i)}
-		op.FaultID = env.Rec.Record(op).FaultID
-		op.Type, op.Error = history.Fail, "no other client was granted "+s.Key+" before the fault phase ended, so the pause ended without its handoff"
-		env.Rec.Record(op)
+		recordMissed(env, i, s, "no other client was granted "+s.Key+" before the fault phase ended, so the pause ended without its handoff")
 		return nil
 	}
 	w.healKey, w.healLease = s.Key, c.Lease
@@ -483,10 +486,7 @@ func (n *Plan) awaitFailover(ctx context.Context, env Env, i int, s Step, old *c
 	if moved(last) {
 		return
 	}
-	op := history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: history.FaultMissed, Fault: s.Fault, Node: s.describe(i)}
-	op.FaultID = env.Rec.Record(op).FaultID
-	op.Type, op.Error = history.Fail, "Sentinel promoted no replica before the fault phase ended, so the failover the step stages never came"
-	env.Rec.Record(op)
+	recordMissed(env, i, s, "Sentinel promoted no replica before the fault phase ended, so the failover the step stages never came")
 }
 
 // halt is a context that ends only when the run is interrupted.
