@@ -35,6 +35,8 @@ import (
 const (
 	Sentinel    = endpoints.Sentinel
 	Independent = endpoints.Independent
+	// RedisCluster is a Redis Cluster (cluster-enabled), named "cluster".
+	RedisCluster = endpoints.Cluster
 )
 
 // MasterName is the Sentinel master group of the sentinel topology.
@@ -43,13 +45,22 @@ const MasterName = "deadbolt"
 // Spec describes the nodes to start.
 type Spec struct {
 	Topology string
-	// Masters is the number of standalone masters (independent).
+	// Masters is the number of standalone masters (independent), or of
+	// shards (cluster).
 	Masters int
-	// Replicas and Sentinels size the sentinel topology.
+	// Replicas and Sentinels size the sentinel topology; Replicas is also
+	// each shard's replicas on the cluster topology.
 	Replicas  int
 	Sentinels int
 	Quorum    int
+	// DownAfter is Sentinel's down-after-milliseconds, or the cluster's
+	// cluster-node-timeout: how long a node is silent before it is judged
+	// down.
 	DownAfter time.Duration
+	// PrimaryKey is, on the cluster topology, the key whose hash slot's
+	// master is the primary (Master): the node the nemesis aims at and
+	// whose failover it waits for. Scenarios set their first lock key.
+	PrimaryKey string `json:",omitempty"`
 	// Resource starts one more standalone node for the data a workload
 	// protects. It is never faulted: damage there is the lock's doing.
 	Resource bool
@@ -68,8 +79,20 @@ type Spec struct {
 }
 
 // Defaults fills unset fields: 1 master + 2 replicas + 3 Sentinels with
-// quorum 2 and a 1 s down-after, or 5 independent masters.
+// quorum 2 and a 1 s down-after, or 5 independent masters, or a cluster of
+// 3 masters with 1 replica each and a 2 s node timeout.
 func (s Spec) Defaults() Spec {
+	if s.Topology == RedisCluster {
+		if s.Masters == 0 {
+			s.Masters = 3
+		}
+		if s.Replicas == 0 {
+			s.Replicas = 1
+		}
+		if s.DownAfter == 0 {
+			s.DownAfter = 2 * time.Second
+		}
+	}
 	if s.Masters == 0 {
 		s.Masters = 5
 	}
@@ -104,8 +127,14 @@ func (s Spec) validate() error {
 		if s.Masters < 1 {
 			return fmt.Errorf("independent topology needs at least one master, got %d", s.Masters)
 		}
+	case RedisCluster:
+		// A failover needs the votes of a majority of masters, the failed
+		// one not among them.
+		if s.Masters < 3 || s.Replicas < 1 {
+			return fmt.Errorf("cluster topology needs at least 3 masters and 1 replica each (got %d masters, %d replicas)", s.Masters, s.Replicas)
+		}
 	default:
-		return fmt.Errorf("unknown topology %q (known: %s, %s)", s.Topology, Sentinel, Independent)
+		return fmt.Errorf("unknown topology %q (known: %s, %s, %s)", s.Topology, Sentinel, Independent, RedisCluster)
 	}
 	return nil
 }
@@ -126,6 +155,8 @@ type Cluster struct {
 	clientNet string
 	ports     map[int]bool
 	links     *links // nil without Spec.LinkFaults
+	// primarySlot is Spec.PrimaryKey's hash slot (cluster topology).
+	primarySlot int
 }
 
 // Start sweeps leftovers of dead runs, then starts the topology. On any
@@ -167,6 +198,8 @@ func Start(ctx context.Context, spec Spec) (_ *Cluster, err error) {
 		err = c.startSentinel(ctx)
 	case Independent:
 		err = c.startIndependent(ctx)
+	case RedisCluster:
+		err = c.startRedisCluster(ctx)
 	}
 	if err == nil && spec.Resource {
 		_, err = c.startNode(ctx, ResourceName, RoleResource, 6379, redisArgs(ResourceName), nil)
@@ -324,7 +357,7 @@ func (c *Cluster) ByRole(r Role) []*Node {
 
 // Clients opens one go-redis client per master group (see
 // Endpoints.Clients). The caller closes them.
-func (c *Cluster) Clients(o endpoints.ClientOptions) []*redis.Client {
+func (c *Cluster) Clients(o endpoints.ClientOptions) []redis.UniversalClient {
 	clients, err := c.Endpoints().Clients(o)
 	if err != nil {
 		panic("cluster: a started cluster has no lock endpoints: " + err.Error())

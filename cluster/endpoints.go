@@ -25,6 +25,8 @@ func (c *Cluster) Endpoints() endpoints.Endpoints {
 			e.Resource = n.Logical()
 		case n.Role == RoleRedis && c.Spec.Topology == Independent:
 			e.Masters = append(e.Masters, n.Logical())
+		case n.Role == RoleRedis && c.Spec.Topology == RedisCluster:
+			e.ClusterNodes = append(e.ClusterNodes, n.Logical())
 		}
 	}
 	if c.Spec.Topology == Sentinel {

@@ -54,6 +54,9 @@ func (c *Cluster) Healthy(ctx context.Context) error {
 		}
 		roles[n.Name] = r
 	}
+	if c.Spec.Topology == RedisCluster {
+		return c.clusterHealthy(ctx)
+	}
 	if c.Spec.Topology == Independent {
 		for name, r := range roles {
 			if r.role != "master" {
@@ -86,8 +89,12 @@ func (c *Cluster) Healthy(ctx context.Context) error {
 
 // Master asks every Sentinel for the master. The answers must agree, and a
 // majority of the Sentinels must give one: a slow or isolated Sentinel does
-// not stop the question, a split one does.
+// not stop the question, a split one does. On the cluster topology it is
+// the master of Spec.PrimaryKey's slot that a majority of the nodes names.
 func (c *Cluster) Master(ctx context.Context) (*Node, error) {
+	if c.Spec.Topology == RedisCluster {
+		return c.slotMaster(ctx)
+	}
 	if c.Spec.Topology != Sentinel {
 		return nil, fmt.Errorf("topology %s has no single master", c.Spec.Topology)
 	}
@@ -116,6 +123,25 @@ func (c *Cluster) Master(ctx context.Context) (*Node, error) {
 		}
 	}
 	return nil, fmt.Errorf("Sentinel's master %s is no node of run %s", name, c.Run)
+}
+
+// Replicas are the nodes that follow the master (Master): on the cluster
+// topology, the replicas of its shard only.
+func (c *Cluster) Replicas(ctx context.Context) ([]*Node, error) {
+	m, err := c.Master(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if c.Spec.Topology == RedisCluster {
+		return c.slotReplicas(ctx, m)
+	}
+	var rs []*Node
+	for _, n := range c.ByRole(RoleRedis) {
+		if n.Name != m.Name {
+			rs = append(rs, n)
+		}
+	}
+	return rs, nil
 }
 
 type replication struct{ role, masterHost, masterPort, link string }

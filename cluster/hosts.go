@@ -39,6 +39,8 @@ func (s Spec) nodeNames() []string {
 		for i := 1; i <= s.Masters; i++ {
 			names = append(names, fmt.Sprintf("redis-%d", i))
 		}
+	case RedisCluster:
+		names = append(names, s.clusterNames()...)
 	}
 	if s.Resource {
 		names = append(names, ResourceName)

@@ -15,7 +15,7 @@ import (
 // setNX is a lock as a Go team might write it: SET NX PX, released by a
 // script that deletes the key only while it holds the holder's token.
 type setNX struct {
-	rdb *redis.Client
+	rdb redis.UniversalClient
 	o   locks.Options
 }
 

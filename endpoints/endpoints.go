@@ -20,6 +20,9 @@ const (
 	// Independent is one or more standalone masters (Masters), one lock
 	// group each.
 	Independent = "independent"
+	// Cluster is one Redis Cluster (ClusterNodes are seeds): one lock
+	// group, each key on the master that owns its hash slot.
+	Cluster = "cluster"
 )
 
 // Endpoints is how a lock user reaches a run's nodes. Every address in it is
@@ -32,6 +35,10 @@ type Endpoints struct {
 	Sentinels  []string `json:"sentinels,omitempty"`
 	// Masters are the independent masters, one lock group each.
 	Masters []string `json:"masters,omitempty"`
+	// ClusterNodes are a Redis Cluster's nodes (Cluster), the seeds its
+	// client asks for the slot map; every address the cluster announces
+	// (MOVED, ASK, CLUSTER SLOTS) is one of them.
+	ClusterNodes []string `json:"cluster_nodes,omitempty"`
 	// Resource is the node holding the data the lock protects, if any.
 	Resource string `json:"resource,omitempty"`
 	// Username and Password authenticate to the Redis nodes (AUTH), when
@@ -43,9 +50,9 @@ type Endpoints struct {
 }
 
 // Groups is how many master groups a lock over these endpoints gets: one on
-// the Sentinel topology, one per master on the independent one.
+// the Sentinel and cluster topologies, one per master on the independent one.
 func (e Endpoints) Groups() int {
-	if e.Topology == Sentinel {
+	if e.Topology == Sentinel || e.Topology == Cluster {
 		return 1
 	}
 	return len(e.Masters)
@@ -64,10 +71,14 @@ func (e Endpoints) Check() error {
 		if len(e.Masters) == 0 {
 			return fmt.Errorf("bad endpoints: the independent topology needs masters")
 		}
+	case Cluster:
+		if len(e.ClusterNodes) == 0 {
+			return fmt.Errorf("bad endpoints: the cluster topology needs cluster_nodes")
+		}
 	default:
-		return fmt.Errorf("bad endpoints: unknown topology %q (known: %s, %s)", e.Topology, Sentinel, Independent)
+		return fmt.Errorf("bad endpoints: unknown topology %q (known: %s, %s, %s)", e.Topology, Sentinel, Independent, Cluster)
 	}
-	nodes := append(append([]string{}, e.Masters...), e.Sentinels...)
+	nodes := append(append(append([]string{}, e.Masters...), e.Sentinels...), e.ClusterNodes...)
 	if e.Resource != "" {
 		nodes = append(nodes, e.Resource)
 	}

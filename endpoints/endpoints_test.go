@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 	"github.com/stretchr/testify/require"
 
@@ -50,7 +51,9 @@ func TestCheckRejectsEndpointsNoLockCouldUse(t *testing.T) {
 		e    endpoints.Endpoints
 		want string
 	}{
-		{endpoints.Endpoints{Topology: "cluster", Addresses: addrs}, `unknown topology "cluster"`},
+		{endpoints.Endpoints{Topology: "ring", Addresses: addrs}, `unknown topology "ring"`},
+		{endpoints.Endpoints{Topology: endpoints.Cluster, Addresses: addrs}, "needs cluster_nodes"},
+		{endpoints.Endpoints{Topology: endpoints.Cluster, ClusterNodes: []string{"redis-7:6379"}, Addresses: addrs}, "node redis-7:6379 has no entry"},
 		{endpoints.Endpoints{Topology: endpoints.Independent, Addresses: addrs}, "needs masters"},
 		{endpoints.Endpoints{Topology: endpoints.Sentinel, Sentinels: []string{"sentinel-1:26379"}, Addresses: addrs}, "master name"},
 		{endpoints.Endpoints{Topology: endpoints.Independent, Masters: []string{"redis-2:6379"}, Addresses: addrs}, "node redis-2:6379 has no entry"},
@@ -96,7 +99,8 @@ func TestClientsAreBuiltWithoutNameLookups(t *testing.T) {
 	require.NoError(t, err)
 	res, err := e.ResourceClient(endpoints.DefaultClientOptions())
 	require.NoError(t, err)
-	for _, c := range append(clients, res, e.Dialer().Client(e.Masters[0], endpoints.DefaultClientOptions())) {
+	for _, u := range append(clients, res, e.Dialer().Client(e.Masters[0], endpoints.DefaultClientOptions())) {
+		c := u.(*redis.Client)
 		require.Equal(t, maintnotifications.ModeDisabled, c.Options().MaintNotificationsConfig.Mode, c.Options().Addr)
 		require.NoError(t, c.Close())
 	}

@@ -110,18 +110,22 @@ func (e Endpoints) node(o ClientOptions, addr string, d *Dialer) *redis.Options 
 // Clients opens one go-redis client per master group, as a separate lock
 // user would: one failover client for the sentinel topology (or, with
 // SentinelOnDial, a client that asks the Sentinels on each dial), one
-// client per master for the independent one. Nothing is dialled before the
-// first command. The caller closes them.
-func (e Endpoints) Clients(o ClientOptions) ([]*redis.Client, error) {
+// cluster client for the cluster topology, one client per master for the
+// independent one. Nothing is dialled before the first command. The caller
+// closes them.
+func (e Endpoints) Clients(o ClientOptions) ([]redis.UniversalClient, error) {
 	if err := e.Check(); err != nil {
 		return nil, err
 	}
 	d := e.Dialer()
-	if e.Topology == Sentinel {
+	switch e.Topology {
+	case Cluster:
+		return []redis.UniversalClient{e.clusterClient(o, d)}, nil
+	case Sentinel:
 		if o.SentinelOnDial {
-			return []*redis.Client{e.askOnDial(o, d)}, nil
+			return []redis.UniversalClient{e.askOnDial(o, d)}, nil
 		}
-		return []*redis.Client{redis.NewFailoverClient(&redis.FailoverOptions{
+		return []redis.UniversalClient{redis.NewFailoverClient(&redis.FailoverOptions{
 			MasterName:            e.MasterName,
 			SentinelAddrs:         e.Sentinels,
 			Dialer:                d.Dial,
@@ -135,7 +139,7 @@ func (e Endpoints) Clients(o ClientOptions) ([]*redis.Client, error) {
 			ContextTimeoutEnabled: true,
 		})}, nil
 	}
-	var out []*redis.Client
+	var out []redis.UniversalClient
 	for _, m := range e.Masters {
 		out = append(out, redis.NewClient(e.node(o, m, d)))
 	}

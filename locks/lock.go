@@ -275,13 +275,13 @@ func Close(l Lock) error {
 // Clients opens the go-redis clients of a lock over e, one per master
 // group, with o.Conn (see endpoints.Endpoints.Clients). Nothing is dialled
 // before the first command; the lock closes them.
-func (o Options) Clients(e endpoints.Endpoints) ([]*redis.Client, error) {
+func (o Options) Clients(e endpoints.Endpoints) ([]redis.UniversalClient, error) {
 	return e.Clients(o.WithDefaults().Conn)
 }
 
 // OneClient is the go-redis client of a lock that runs over a single
 // master group, or an error naming the lock when e has another count.
-func OneClient(name string, e endpoints.Endpoints, o Options) (*redis.Client, error) {
+func OneClient(name string, e endpoints.Endpoints, o Options) (redis.UniversalClient, error) {
 	if n := e.Groups(); n != 1 {
 		return nil, fmt.Errorf("lock %s needs one master group, the topology has %d", name, n)
 	}
@@ -293,7 +293,7 @@ func OneClient(name string, e endpoints.Endpoints, o Options) (*redis.Client, er
 }
 
 // closeAll closes go-redis clients, for the locks' Close methods.
-func closeAll(clients ...*redis.Client) error {
+func closeAll(clients ...redis.UniversalClient) error {
 	var errs []error
 	for _, c := range clients {
 		errs = append(errs, c.Close())

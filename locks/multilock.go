@@ -19,7 +19,7 @@ func init() {
 // MultiLock holds a key only when it holds it on every master: unlike
 // RedLock there is no quorum, so one dead master blocks every acquire.
 type MultiLock struct {
-	nodes []*redis.Client
+	nodes []redis.UniversalClient
 	o     Options
 }
 
@@ -49,7 +49,7 @@ func (m *MultiLock) try(ctx context.Context, key string) (*Lease, error) {
 	}
 	token := newToken()
 	start := time.Now()
-	errs := m.onAll(ctx, func(ctx context.Context, rdb *redis.Client) error {
+	errs := m.onAll(ctx, func(ctx context.Context, rdb redis.UniversalClient) error {
 		ctx, cancel := context.WithTimeout(ctx, m.o.Timeout)
 		defer cancel()
 		ok, err := rdb.SetNX(ctx, key, token, m.o.TTL).Result()
@@ -103,7 +103,7 @@ func (m *MultiLock) try(ctx context.Context, key string) (*Lease, error) {
 // master answered and one no longer had our token, and unknown when some
 // master did not answer.
 func (m *MultiLock) Release(ctx context.Context, l *Lease) error {
-	errs := m.onAll(ctx, func(ctx context.Context, rdb *redis.Client) error {
+	errs := m.onAll(ctx, func(ctx context.Context, rdb redis.UniversalClient) error {
 		return releaseOn(ctx, rdb, m.o.Timeout, l)
 	})
 	notHeld, noEffect, unknown := 0, 0, 0
@@ -136,7 +136,7 @@ func (m *MultiLock) Release(ctx context.Context, l *Lease) error {
 }
 
 // onAll runs f on every master in parallel; errs[i] is master i's answer.
-func (m *MultiLock) onAll(ctx context.Context, f func(context.Context, *redis.Client) error) []error {
+func (m *MultiLock) onAll(ctx context.Context, f func(context.Context, redis.UniversalClient) error) []error {
 	errs := make([]error, len(m.nodes))
 	var wg sync.WaitGroup
 	for i, rdb := range m.nodes {

@@ -17,7 +17,7 @@ func init() {
 
 // Redlock is antirez's algorithm over independent masters.
 type Redlock struct {
-	nodes  []*redis.Client
+	nodes  []redis.UniversalClient
 	quorum int
 	o      Options
 	// nodeTimeout bounds each node's SET, far below the TTL, so that a dead
@@ -49,7 +49,7 @@ func (r *Redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
 func (r *Redlock) try(ctx context.Context, key string) (*Lease, error) {
 	token := newToken()
 	start := time.Now()
-	got, errs := r.onAll(ctx, r.nodeTimeout, func(ctx context.Context, rdb *redis.Client) (bool, error) {
+	got, errs := r.onAll(ctx, r.nodeTimeout, func(ctx context.Context, rdb redis.UniversalClient) (bool, error) {
 		return rdb.SetNX(ctx, key, token, r.o.TTL).Result()
 	})
 	l := &Lease{Key: key, Token: token, TTL: r.o.TTL, Deadline: r.o.deadline(start)}
@@ -71,7 +71,7 @@ func (r *Redlock) try(ctx context.Context, key string) (*Lease, error) {
 // when a quorum deleted it, and as no longer ours when every master answered
 // and fewer than a quorum still had it.
 func (r *Redlock) Release(ctx context.Context, l *Lease) error {
-	deleted, errs := r.onAll(ctx, r.o.Timeout, func(ctx context.Context, rdb *redis.Client) (bool, error) {
+	deleted, errs := r.onAll(ctx, r.o.Timeout, func(ctx context.Context, rdb redis.UniversalClient) (bool, error) {
 		n, err := releaseScript.Run(ctx, rdb, []string{l.Key}, l.Token).Int()
 		return n == 1, err
 	})
@@ -86,7 +86,7 @@ func (r *Redlock) Release(ctx context.Context, l *Lease) error {
 }
 
 // onAll runs f on every master in parallel and counts the trues and errors.
-func (r *Redlock) onAll(ctx context.Context, timeout time.Duration, f func(context.Context, *redis.Client) (bool, error)) (trues, errs int) {
+func (r *Redlock) onAll(ctx context.Context, timeout time.Duration, f func(context.Context, redis.UniversalClient) (bool, error)) (trues, errs int) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, rdb := range r.nodes {

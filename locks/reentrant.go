@@ -79,7 +79,7 @@ const minPoll = 10 * time.Millisecond
 // hashLock runs a hashKind for one client.
 type hashLock struct {
 	kind *hashKind
-	rdb  *redis.Client
+	rdb  redis.UniversalClient
 	o    Options
 	// watchdog renews leases until released; without it a lease is fixed.
 	watchdog bool

@@ -18,7 +18,7 @@ func init() {
 // Simple is the single-instance lock: SET NX PX to take it, a script that
 // deletes only our own token to release it.
 type Simple struct {
-	rdb *redis.Client
+	rdb redis.UniversalClient
 	o   Options
 }
 
@@ -62,7 +62,7 @@ func (s *Simple) try(ctx context.Context, key string) (*Lease, error) {
 // caller will never get the lease (the call failed or the caller gave up),
 // so that nothing is left behind. The outcome stays unknown: the lock may
 // have been held in between.
-func undoUnknown(ctx context.Context, rdb *redis.Client, timeout time.Duration, l *Lease, err error) error {
+func undoUnknown(ctx context.Context, rdb redis.UniversalClient, timeout time.Duration, l *Lease, err error) error {
 	if uerr := releaseOn(context.WithoutCancel(ctx), rdb, timeout, l); uerr != nil && !errors.Is(uerr, ErrNotHeld) {
 		return fmt.Errorf("%w; undoing it: %v", err, uerr)
 	}
@@ -74,7 +74,7 @@ func (s *Simple) Release(ctx context.Context, l *Lease) error {
 }
 
 // releaseOn runs the owner-checked release on one node.
-func releaseOn(ctx context.Context, rdb *redis.Client, timeout time.Duration, l *Lease) error {
+func releaseOn(ctx context.Context, rdb redis.UniversalClient, timeout time.Duration, l *Lease) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	n, err := releaseScript.Run(ctx, rdb, []string{l.Key}, l.Token).Int()

@@ -22,7 +22,7 @@ func init() {
 // the master dies) but does not close it: Redis replication stays
 // asynchronous, and a failover can still promote a replica that missed it.
 type SimpleWait struct {
-	rdb      *redis.Client
+	rdb      redis.UniversalClient
 	o        Options
 	replicas int
 	// wait is WAIT's own timeout: half the call timeout and of the
@@ -44,7 +44,7 @@ func NewSimpleWait(replicas int) Factory {
 		}
 		o = o.WithDefaults()
 		wait := o.Timeout / 2
-		if rt := rdb.Options().ReadTimeout; rt > 0 {
+		if rt := o.Conn.ReadTimeout; rt > 0 {
 			wait = min(wait, rt/2)
 		}
 		return &SimpleWait{rdb: rdb, o: o, replicas: replicas, wait: max(wait, time.Millisecond)}, nil
@@ -63,10 +63,16 @@ func (s *SimpleWait) try(ctx context.Context, key string) (*Lease, error) {
 	start := time.Now()
 	// WAIT counts acknowledgements of the writes of the connection that
 	// sends it: SET and WAIT go on one connection taken from the pool.
-	conn := s.rdb.Conn()
-	defer conn.Close()
 	cctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
 	defer cancel()
+	conn, err := oneConn(cctx, s.rdb, key)
+	if err != nil {
+		if NotSent(err) {
+			return nil, errors.Join(ErrNotAcquired, err)
+		}
+		return nil, err
+	}
+	defer conn.Close()
 	ok, err := conn.SetNX(cctx, key, token, s.o.TTL).Result()
 	switch {
 	case err != nil && NotSent(err):
@@ -105,4 +111,22 @@ func (s *SimpleWait) try(ctx context.Context, key string) (*Lease, error) {
 
 func (s *SimpleWait) Release(ctx context.Context, l *Lease) error {
 	return releaseOn(ctx, s.rdb, s.o.Timeout, l)
+}
+
+// oneConn is one connection to the master that owns key, for commands that
+// must share it (WAIT counts the writes of its own connection). On a Redis
+// Cluster it is the slot owner's, as the client's slot map names it: a
+// stale map gets MOVED, which leaves the acquire unknown, never wrong.
+func oneConn(ctx context.Context, rdb redis.UniversalClient, key string) (*redis.Conn, error) {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return c.Conn(), nil
+	case *redis.ClusterClient:
+		m, err := c.MasterForKey(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		return m.Conn(), nil
+	}
+	return nil, fmt.Errorf("lock simple-wait cannot take one connection from a %T", rdb)
 }

@@ -285,7 +285,7 @@ func (w *witness) latency(op history.F) time.Duration {
 
 // lastCommand is the last command Redis ran for the witness's client: the
 // one connection that is not rdb's own.
-func (w *witness) lastCommand(t *testing.T, rdb *redis.Client) string {
+func (w *witness) lastCommand(t *testing.T, rdb redis.UniversalClient) string {
 	t.Helper()
 	ctx := context.Background()
 	me, err := rdb.ClientID(ctx).Result()

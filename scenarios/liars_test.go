@@ -35,7 +35,7 @@ func init() {
 }
 
 type sharedToken struct {
-	rdb *redis.Client
+	rdb redis.UniversalClient
 	o   locks.Options
 }
 

@@ -28,7 +28,7 @@ func init() {
 // mutex's own Until().
 type Redsync struct {
 	rs      *redsync.Redsync
-	clients []*redis.Client
+	clients []redis.UniversalClient
 	o       locks.Options
 	opts    []redsync.Option
 }

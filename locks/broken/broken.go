@@ -60,7 +60,7 @@ const NoTTLValidity = time.Hour
 // owner-checked release of the simple lock for the variants whose release
 // is not what they break.
 type base struct {
-	rdb    *redis.Client
+	rdb    redis.UniversalClient
 	o      locks.Options
 	simple locks.Lock
 }

@@ -28,7 +28,7 @@ const (
 type env struct {
 	t   *testing.T
 	c   *cluster.Cluster
-	rdb *redis.Client
+	rdb redis.UniversalClient
 }
 
 // lock builds the lock under test: the broken variant, or simple (which has

@@ -1,0 +1,370 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The cluster topology is one Redis Cluster: Masters shards, each master
+// with Replicas replicas, failing over by the cluster's own election (no
+// Sentinel). Nodes gossip on the nodes network (cluster bus, port 16379),
+// so isolating a master cuts it off from its replicas and the other masters
+// while clients still reach it. Every node announces its hostname
+// (cluster-preferred-endpoint-type hostname): MOVED, ASK and CLUSTER SLOTS
+// name "redis-N:6379", which the Dialer maps to the published port.
+
+// clusterSlots is the number of hash slots of a Redis Cluster.
+const clusterSlots = 16384
+
+// clusterArgs make a node a cluster member, announcing its fixed address on
+// the nodes network and its name.
+func (c *Cluster) clusterArgs(name string) []string {
+	return []string{
+		"--cluster-enabled", "yes",
+		"--cluster-config-file", "nodes.conf",
+		"--cluster-node-timeout", strconv.FormatInt(c.Spec.DownAfter.Milliseconds(), 10),
+		"--cluster-announce-ip", c.hosts.addrs[name].String(),
+		"--cluster-announce-hostname", name,
+		"--cluster-preferred-endpoint-type", "hostname",
+	}
+}
+
+// clusterNames are the cluster topology's nodes: masters first, then the
+// replicas, replica k following master k mod Masters.
+func (s Spec) clusterNames() []string {
+	var names []string
+	for i := 1; i <= s.Masters*(1+s.Replicas); i++ {
+		names = append(names, fmt.Sprintf("redis-%d", i))
+	}
+	return names
+}
+
+func (c *Cluster) startRedisCluster(ctx context.Context) error {
+	for _, name := range c.Spec.clusterNames() {
+		if _, err := c.startNode(ctx, name, RoleRedis, 6379, append(c.redisArgs(name), c.clusterArgs(name)...), nil); err != nil {
+			return err
+		}
+	}
+	if err := c.formCluster(ctx); err != nil {
+		return fmt.Errorf("form the Redis Cluster: %w", err)
+	}
+	if err := c.WaitHealthy(ctx, 60*time.Second); err != nil {
+		return err
+	}
+	if c.Spec.PrimaryKey != "" {
+		slot, err := c.Slot(ctx, c.Spec.PrimaryKey)
+		if err != nil {
+			return err
+		}
+		c.primarySlot = slot
+	}
+	return nil
+}
+
+// formCluster does what redis-cli --cluster create does: distinct config
+// epochs, slot ranges to the masters, every node met, replicas attached.
+func (c *Cluster) formCluster(ctx context.Context) error {
+	nodes := c.ByRole(RoleRedis)
+	m := c.Spec.Masters
+	for i, n := range nodes {
+		rdb := n.Client()
+		err := rdb.Do(ctx, "CLUSTER", "SET-CONFIG-EPOCH", i+1).Err()
+		if err == nil && i < m {
+			lo, hi := i*clusterSlots/m, (i+1)*clusterSlots/m-1
+			err = rdb.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", lo, hi).Err()
+		}
+		rdb.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", n.Name, err)
+		}
+	}
+	first := nodes[0].Client()
+	defer first.Close()
+	for _, n := range nodes[1:] {
+		if err := first.Do(ctx, "CLUSTER", "MEET", c.hosts.addrs[n.Name].String(), 6379).Err(); err != nil {
+			return fmt.Errorf("CLUSTER MEET %s: %w", n.Name, err)
+		}
+	}
+	// A replica can follow only a master it knows.
+	if err := c.until(ctx, 30*time.Second, func() error {
+		for _, n := range nodes {
+			v, err := n.clusterView(ctx)
+			if err != nil {
+				return err
+			}
+			if len(v.nodes) != len(nodes) {
+				return fmt.Errorf("%s knows %d of %d nodes", n.Name, len(v.nodes), len(nodes))
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for k, n := range nodes[m:] {
+		master := nodes[k%m]
+		mc := master.Client()
+		id, err := mc.Do(ctx, "CLUSTER", "MYID").Text()
+		mc.Close()
+		if err != nil {
+			return fmt.Errorf("CLUSTER MYID on %s: %w", master.Name, err)
+		}
+		rdb := n.Client()
+		err = rdb.Do(ctx, "CLUSTER", "REPLICATE", id).Err()
+		rdb.Close()
+		if err != nil {
+			return fmt.Errorf("CLUSTER REPLICATE %s on %s: %w", master.Name, n.Name, err)
+		}
+	}
+	return nil
+}
+
+// until retries check every 100 ms until it passes or timeout has gone.
+func (c *Cluster) until(ctx context.Context, timeout time.Duration, check func() error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		err := check()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// clusterNode is one line of CLUSTER NODES: how one node sees another.
+type clusterNode struct {
+	name   string // the announced hostname
+	flags  string
+	master string // the name of the master it follows, "" for a master
+	epoch  string
+	link   string
+	slots  []string
+}
+
+func (cn clusterNode) isMaster() bool { return strings.Contains(cn.flags, "master") }
+
+// clusterView is one node's CLUSTER NODES, by node name.
+type clusterView struct {
+	self  string
+	nodes map[string]clusterNode
+}
+
+func (n *Node) clusterView(ctx context.Context) (clusterView, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	rdb := n.Client()
+	defer rdb.Close()
+	text, err := rdb.Do(ctx, "CLUSTER", "NODES").Text()
+	if err != nil {
+		return clusterView{}, fmt.Errorf("CLUSTER NODES on %s: %w", n.Name, err)
+	}
+	return parseClusterNodes(text)
+}
+
+// parseClusterNodes reads CLUSTER NODES: "<id> <ip:port@cport,hostname>
+// <flags> <master id|-> <ping> <pong> <epoch> <link> <slot>...".
+func parseClusterNodes(text string) (clusterView, error) {
+	v := clusterView{nodes: map[string]clusterNode{}}
+	names := map[string]string{} // id -> hostname
+	var lines [][]string
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 8 {
+			return v, fmt.Errorf("bad CLUSTER NODES line %q", line)
+		}
+		_, host, ok := strings.Cut(f[1], ",")
+		if !ok || host == "" {
+			host = f[1] // a node whose hostname is not known yet
+		}
+		names[f[0]] = host
+		lines = append(lines, f)
+	}
+	for _, f := range lines {
+		cn := clusterNode{name: names[f[0]], flags: f[2], epoch: f[6], link: f[7], slots: f[8:]}
+		if f[3] != "-" {
+			cn.master = names[f[3]]
+			if cn.master == "" {
+				cn.master = f[3]
+			}
+		}
+		if strings.Contains(cn.flags, "myself") {
+			v.self = cn.name
+		}
+		v.nodes[cn.name] = cn
+	}
+	return v, nil
+}
+
+// owner is the master that serves slot in this view, "" if none.
+func (v clusterView) owner(slot int) string {
+	for _, cn := range v.nodes {
+		if !cn.isMaster() {
+			continue
+		}
+		for _, r := range cn.slots {
+			if strings.HasPrefix(r, "[") {
+				continue // a slot being migrated or imported
+			}
+			lo, hi, ok := strings.Cut(r, "-")
+			if !ok {
+				hi = lo
+			}
+			a, err1 := strconv.Atoi(lo)
+			b, err2 := strconv.Atoi(hi)
+			if err1 == nil && err2 == nil && a <= slot && slot <= b {
+				return cn.name
+			}
+		}
+	}
+	return ""
+}
+
+// clusterHealthy: every slot served, every node in state ok and agreeing on
+// who is master of what, with which epoch; each master has its replicas,
+// each replica's link to its master up.
+func (c *Cluster) clusterHealthy(ctx context.Context) error {
+	nodes := c.ByRole(RoleRedis)
+	var ref clusterView
+	for i, n := range nodes {
+		info, err := n.clusterInfo(ctx)
+		if err != nil {
+			return err
+		}
+		if info["cluster_state"] != "ok" || info["cluster_slots_ok"] != strconv.Itoa(clusterSlots) {
+			return fmt.Errorf("%s: cluster_state %s, %s of %d slots ok", n.Name, info["cluster_state"], info["cluster_slots_ok"], clusterSlots)
+		}
+		v, err := n.clusterView(ctx)
+		if err != nil {
+			return err
+		}
+		if len(v.nodes) != len(nodes) {
+			return fmt.Errorf("%s knows %d of %d nodes", n.Name, len(v.nodes), len(nodes))
+		}
+		for name, cn := range v.nodes {
+			if strings.Contains(cn.flags, "fail") || strings.Contains(cn.flags, "handshake") || strings.Contains(cn.flags, "noaddr") {
+				return fmt.Errorf("%s sees %s as %s", n.Name, name, cn.flags)
+			}
+		}
+		if i == 0 {
+			ref = v
+			continue
+		}
+		for name, want := range ref.nodes {
+			got := v.nodes[name]
+			if got.isMaster() != want.isMaster() || got.master != want.master || (want.isMaster() && (got.epoch != want.epoch || strings.Join(got.slots, " ") != strings.Join(want.slots, " "))) {
+				return fmt.Errorf("%s and %s disagree on %s", n.Name, nodes[0].Name, name)
+			}
+		}
+	}
+	replicas := map[string]int{}
+	masters := 0
+	for _, cn := range ref.nodes {
+		if cn.isMaster() {
+			masters++
+		} else {
+			replicas[cn.master]++
+		}
+	}
+	if masters != c.Spec.Masters {
+		return fmt.Errorf("the cluster has %d masters, want %d", masters, c.Spec.Masters)
+	}
+	for name, cn := range ref.nodes {
+		if cn.isMaster() && replicas[name] != c.Spec.Replicas {
+			return fmt.Errorf("master %s has %d replicas, want %d", name, replicas[name], c.Spec.Replicas)
+		}
+	}
+	for _, n := range nodes {
+		cn := ref.nodes[n.Name]
+		if cn.isMaster() {
+			continue
+		}
+		r, err := n.replication(ctx)
+		if err != nil {
+			return err
+		}
+		// Replicas of a cluster follow their master's address, not its name.
+		if r.role != "slave" || r.link != "up" || r.masterHost != c.hosts.addrs[cn.master].String() {
+			return fmt.Errorf("replica %s: role %s, follows %q, link %q; want %s, up", n.Name, r.role, r.masterHost, r.link, cn.master)
+		}
+	}
+	return nil
+}
+
+func (n *Node) clusterInfo(ctx context.Context) (map[string]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	rdb := n.Client()
+	defer rdb.Close()
+	text, err := rdb.Do(ctx, "CLUSTER", "INFO").Text()
+	if err != nil {
+		return nil, fmt.Errorf("CLUSTER INFO on %s: %w", n.Name, err)
+	}
+	return infoFields(text), nil
+}
+
+// Slot is the hash slot of key, as the cluster computes it.
+func (c *Cluster) Slot(ctx context.Context, key string) (int, error) {
+	var errs []string
+	for _, n := range c.ByRole(RoleRedis) {
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		rdb := n.Client()
+		slot, err := rdb.Do(cctx, "CLUSTER", "KEYSLOT", key).Int()
+		rdb.Close()
+		cancel()
+		if err == nil {
+			return slot, nil
+		}
+		errs = append(errs, err.Error())
+	}
+	return 0, fmt.Errorf("no node computed the slot of %q: %s", key, strings.Join(errs, "; "))
+}
+
+// slotMaster is the master of the primary key's slot as a majority of the
+// nodes sees it: an isolated old master still calls itself master, and
+// must not outvote the rest.
+func (c *Cluster) slotMaster(ctx context.Context) (*Node, error) {
+	if c.Spec.PrimaryKey == "" {
+		return nil, fmt.Errorf("the cluster topology names its primary by a key's slot, and the spec has no primary_key")
+	}
+	nodes := c.ByRole(RoleRedis)
+	votes := map[string]int{}
+	var errs []string
+	for _, n := range nodes {
+		v, err := n.clusterView(ctx)
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		if o := v.owner(c.primarySlot); o != "" {
+			votes[o]++
+		}
+	}
+	for name, k := range votes {
+		if k > len(nodes)/2 {
+			return c.Node(name)
+		}
+	}
+	return nil, fmt.Errorf("no majority of the %d nodes names a master of slot %d (votes %v; %s)", len(nodes), c.primarySlot, votes, strings.Join(errs, "; "))
+}
+
+// slotReplicas are the nodes that follow the primary key's slot master.
+func (c *Cluster) slotReplicas(ctx context.Context, master *Node) ([]*Node, error) {
+	v, err := master.clusterView(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Node
+	for _, n := range c.ByRole(RoleRedis) {
+		if v.nodes[n.Name].master == master.Name {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
