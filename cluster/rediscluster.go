@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // The cluster topology is one Redis Cluster: Masters shards, each master
@@ -133,7 +135,7 @@ func (c *Cluster) until(ctx context.Context, timeout time.Duration, check func()
 		select {
 		case <-ctx.Done():
 			return err
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(200 * time.Millisecond):
 		}
 	}
 }
@@ -157,13 +159,17 @@ type clusterView struct {
 }
 
 func (n *Node) clusterView(ctx context.Context) (clusterView, error) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
 	rdb := n.Client()
 	defer rdb.Close()
+	return viewOf(ctx, n.Name, rdb)
+}
+
+func viewOf(ctx context.Context, name string, rdb redis.UniversalClient) (clusterView, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
 	text, err := rdb.Do(ctx, "CLUSTER", "NODES").Text()
 	if err != nil {
-		return clusterView{}, fmt.Errorf("CLUSTER NODES on %s: %w", n.Name, err)
+		return clusterView{}, fmt.Errorf("CLUSTER NODES on %s: %w", name, err)
 	}
 	return parseClusterNodes(text)
 }
@@ -328,22 +334,41 @@ func (c *Cluster) Slot(ctx context.Context, key string) (int, error) {
 
 // slotMaster is the master of the primary key's slot as a majority of the
 // nodes sees it: an isolated old master still calls itself master, and
-// must not outvote the rest.
+// must not outvote the rest. The nodes are asked at once, so a frozen one
+// costs one timeout, not one each.
 func (c *Cluster) slotMaster(ctx context.Context) (*Node, error) {
+	return c.slotMasterVia(ctx, func(n *Node) redis.UniversalClient { return n.Client() }, true)
+}
+
+func (c *Cluster) slotMasterVia(ctx context.Context, client func(*Node) redis.UniversalClient, closeAfter bool) (*Node, error) {
 	if c.Spec.PrimaryKey == "" {
 		return nil, fmt.Errorf("the cluster topology names its primary by a key's slot, and the spec has no primary_key")
 	}
 	nodes := c.ByRole(RoleRedis)
+	type answer struct {
+		owner string
+		err   error
+	}
+	answers := make(chan answer, len(nodes))
+	for _, n := range nodes {
+		go func() {
+			rdb := client(n)
+			if closeAfter {
+				defer rdb.Close()
+			}
+			v, err := viewOf(ctx, n.Name, rdb)
+			answers <- answer{v.owner(c.primarySlot), err}
+		}()
+	}
 	votes := map[string]int{}
 	var errs []string
-	for _, n := range nodes {
-		v, err := n.clusterView(ctx)
-		if err != nil {
-			errs = append(errs, err.Error())
-			continue
-		}
-		if o := v.owner(c.primarySlot); o != "" {
-			votes[o]++
+	for range nodes {
+		a := <-answers
+		switch {
+		case a.err != nil:
+			errs = append(errs, a.err.Error())
+		case a.owner != "":
+			votes[a.owner]++
 		}
 	}
 	for name, k := range votes {
@@ -368,3 +393,135 @@ func (c *Cluster) slotReplicas(ctx context.Context, master *Node) ([]*Node, erro
 	}
 	return out, nil
 }
+
+// watchSlotMaster polls who masters the primary key's slot, as a majority
+// of the nodes sees it, and reports each switch as a "+switch-master" from
+// "cluster". A Redis Cluster announces no failover on a channel a client
+// could subscribe to, and the harness must not take a node's word alone.
+func (c *Cluster) watchSlotMaster(ctx context.Context, seen func(SentinelEvent)) {
+	if c.Spec.PrimaryKey == "" {
+		return
+	}
+	clients := map[*Node]redis.UniversalClient{}
+	for _, n := range c.ByRole(RoleRedis) {
+		clients[n] = n.Client()
+		defer clients[n].Close()
+	}
+	last := ""
+	for {
+		if m, err := c.slotMasterVia(ctx, func(n *Node) redis.UniversalClient { return clients[n] }, false); err == nil {
+			if last != "" && m.Name != last {
+				seen(SentinelEvent{Sentinel: "cluster", Kind: "+switch-master", From: last, To: m.Name})
+			}
+			last = m.Name
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// PrimarySlot is the hash slot of Spec.PrimaryKey.
+func (c *Cluster) PrimarySlot() (int, error) {
+	if c.Spec.Topology != RedisCluster || c.Spec.PrimaryKey == "" {
+		return 0, fmt.Errorf("only the cluster topology with a primary key has a primary slot")
+	}
+	return c.primarySlot, nil
+}
+
+// Masters are the cluster's masters as a majority of the nodes sees them.
+func (c *Cluster) Masters(ctx context.Context) ([]*Node, error) {
+	m, err := c.Master(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := m.clusterView(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Node
+	for _, n := range c.ByRole(RoleRedis) {
+		if cn, ok := v.nodes[n.Name]; ok && cn.isMaster() && len(cn.slots) > 0 {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// MigrateSlot moves slot from src to dst as redis-cli --cluster reshard
+// does: dst IMPORTING, src MIGRATING, each key MIGRATEd (pause apart), then
+// both and every other master told the slot's new owner.
+func (c *Cluster) MigrateSlot(ctx context.Context, slot int, src, dst *Node, pause time.Duration) error {
+	id := func(n *Node) (string, error) {
+		rdb := n.Client()
+		defer rdb.Close()
+		return rdb.Do(ctx, "CLUSTER", "MYID").Text()
+	}
+	srcID, err := id(src)
+	if err != nil {
+		return fmt.Errorf("CLUSTER MYID on %s: %w", src.Name, err)
+	}
+	dstID, err := id(dst)
+	if err != nil {
+		return fmt.Errorf("CLUSTER MYID on %s: %w", dst.Name, err)
+	}
+	s, d := src.Client(), dst.Client()
+	defer s.Close()
+	defer d.Close()
+	if err := d.Do(ctx, "CLUSTER", "SETSLOT", slot, "IMPORTING", srcID).Err(); err != nil {
+		return fmt.Errorf("SETSLOT IMPORTING on %s: %w", dst.Name, err)
+	}
+	if err := s.Do(ctx, "CLUSTER", "SETSLOT", slot, "MIGRATING", dstID).Err(); err != nil {
+		return fmt.Errorf("SETSLOT MIGRATING on %s: %w", src.Name, err)
+	}
+	for {
+		keys, err := s.Do(ctx, "CLUSTER", "GETKEYSINSLOT", slot, 1).StringSlice()
+		if err != nil {
+			return fmt.Errorf("GETKEYSINSLOT on %s: %w", src.Name, err)
+		}
+		if len(keys) == 0 {
+			break
+		}
+		// The key moves with its TTL, atomically: it is on one node or the
+		// other, never both. A key that expired meanwhile answers NOKEY.
+		args := []any{"MIGRATE", c.hosts.addrs[dst.Name].String(), 6379, "", 0, 5000}
+		args = append(args, c.migrateAuth()...)
+		args = append(args, "KEYS", keys[0])
+		if err := s.Do(ctx, args...).Err(); err != nil && err.Error() != "NOKEY" {
+			return fmt.Errorf("MIGRATE %s to %s: %w", keys[0], dst.Name, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+	}
+	// The new owner first, as redis-cli does, so that it never refuses the
+	// slot it was given; then the old one, then every other master.
+	order := []*Node{dst, src}
+	for _, n := range c.ByRole(RoleRedis) {
+		if n != dst && n != src {
+			order = append(order, n)
+		}
+	}
+	for i, n := range order {
+		rdb := n.Client()
+		err := rdb.Do(ctx, "CLUSTER", "SETSLOT", slot, "NODE", dstID).Err()
+		rdb.Close()
+		// Replicas refuse SETSLOT: they follow their masters.
+		if err != nil && (i < 2 || !isReplicaRefusal(err)) {
+			return fmt.Errorf("SETSLOT NODE on %s: %w", n.Name, err)
+		}
+	}
+	return nil
+}
+
+func isReplicaRefusal(err error) bool {
+	return strings.Contains(err.Error(), "slave") || strings.Contains(err.Error(), "replica")
+}
+
+// migrateAuth are MIGRATE's credentials for the destination: none while
+// the nodes ask for none.
+func (c *Cluster) migrateAuth() []any { return nil }

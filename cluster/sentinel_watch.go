@@ -8,9 +8,11 @@ import (
 	"time"
 )
 
-// SentinelEvent is something a Sentinel announced on its event channels.
+// SentinelEvent is something a Sentinel announced on its event channels,
+// or a switch of a Redis Cluster's slot master (WatchFailovers).
 type SentinelEvent struct {
-	// Sentinel is the node that announced it.
+	// Sentinel is the node that announced it ("cluster" for a majority of
+	// a cluster's nodes).
 	Sentinel string
 	// Kind is the channel: "+switch-master", "+tilt" or "-tilt".
 	Kind string
@@ -22,16 +24,25 @@ type SentinelEvent struct {
 // The channels WatchSentinels listens on.
 var sentinelChannels = []string{"+switch-master", "+tilt", "-tilt"}
 
-// WatchSentinels tells seen what every Sentinel announces (master switches,
+// WatchFailovers tells seen what every Sentinel announces (master switches,
 // TILT mode) until stop is called, whoever caused it: a failover the
 // nemesis never staged must show in the history like one it did. It
 // returns once every Sentinel's subscription is confirmed (or could not
 // be, which it does not treat as fatal: a missing watch only leaves the
 // history without those events). seen may be called from several
-// goroutines at once. Without Sentinels it watches nothing.
-func (c *Cluster) WatchSentinels(ctx context.Context, seen func(SentinelEvent)) (stop func()) {
+// goroutines at once. On the cluster topology it reports each switch of
+// the primary key's slot master (watchSlotMaster); elsewhere, without
+// Sentinels, it watches nothing.
+func (c *Cluster) WatchFailovers(ctx context.Context, seen func(SentinelEvent)) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
+	if c.Spec.Topology == RedisCluster && c.target == nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.watchSlotMaster(ctx, seen)
+		}()
+	}
 	for _, n := range c.ByRole(RoleSentinel) {
 		rdb := n.Client()
 		ps := rdb.Subscribe(ctx, sentinelChannels...)

@@ -102,3 +102,16 @@ func Unreachable(n int) Endpoints {
 	}
 	return e
 }
+
+// UnreachableOn is Unreachable for the one master group of the Sentinel or
+// cluster topology (for locks.RunsOn); other topologies get Unreachable(1).
+func UnreachableOn(topology string) Endpoints {
+	e := Unreachable(1)
+	switch topology {
+	case Sentinel:
+		e.Topology, e.MasterName, e.Sentinels, e.Masters = Sentinel, "unreachable", e.Masters, nil
+	case Cluster:
+		e.Topology, e.ClusterNodes, e.Masters = Cluster, e.Masters, nil
+	}
+	return e
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 )
 
 // Catalogue says what a lock is and needs before any container starts:
@@ -15,6 +17,8 @@ type Catalogue interface {
 	Lookup(name string) error
 	// Fits checks that the lock can run over this many master groups.
 	Fits(name string, groups int) error
+	// RunsOn checks that the lock runs on the topology at all.
+	RunsOn(name, topology string) error
 	// HasPoint checks that the lock stops at the named point.
 	HasPoint(name, point string) error
 	// Reentrant: the lock lets a holder acquire a key it holds again.
@@ -36,6 +40,7 @@ type registryCatalogue struct{}
 func (registryCatalogue) Names() []string                    { return Names() }
 func (registryCatalogue) Lookup(name string) error           { return Lookup(name) }
 func (registryCatalogue) Fits(name string, groups int) error { return Fits(name, groups) }
+func (registryCatalogue) RunsOn(name, topology string) error  { return RunsOn(name, topology) }
 func (registryCatalogue) HasPoint(name, point string) error  { return HasPoint(name, point) }
 func (registryCatalogue) Reentrant(name string) bool         { return Reentrant(name) }
 func (registryCatalogue) Summary(name string) string         { return Summary(name) }
@@ -60,7 +65,14 @@ type Declaration struct {
 	// failover ("switch", "reconnect": the protocol's options.sentinel);
 	// none declared: both.
 	Sentinel []string `json:"sentinel,omitempty"`
+	// Topologies lists the topologies the lock runs on ("sentinel",
+	// "independent", "cluster"); none declared: sentinel and independent,
+	// the ones there were before a driver had to know cluster endpoints.
+	Topologies []string `json:"topologies,omitempty"`
 }
+
+// topologies are every topology's name, for Declare.
+var topologies = []string{endpoints.Sentinel, endpoints.Independent, endpoints.Cluster}
 
 // maxGroups is the most master groups a topology of deadbolt's has.
 const maxGroups = 9
@@ -79,6 +91,11 @@ func Declare(name string) Declaration {
 	}
 	if d.MaxGroups == maxGroups {
 		d.MaxGroups = 0 // no bound
+	}
+	for _, t := range topologies {
+		if RunsOn(name, t) == nil {
+			d.Topologies = append(d.Topologies, t)
+		}
 	}
 	return d
 }
@@ -111,6 +128,20 @@ func (d Declared) Fits(name string, groups int) error {
 		return fmt.Errorf("lock %s of driver %s needs at least %d master groups, got %d", name, d.Driver, lo, groups)
 	case hi > 0 && groups > hi:
 		return fmt.Errorf("lock %s of driver %s runs over at most %d master group(s), got %d", name, d.Driver, hi, groups)
+	}
+	return nil
+}
+
+func (d Declared) RunsOn(name, topology string) error {
+	if err := d.Lookup(name); err != nil {
+		return err
+	}
+	ts := d.Info[name].Topologies
+	if len(ts) == 0 {
+		ts = []string{endpoints.Sentinel, endpoints.Independent}
+	}
+	if !slices.Contains(ts, topology) {
+		return fmt.Errorf("lock %s of driver %s runs on the %s topologies (its lock_info's topologies), not on %s", name, d.Driver, strings.Join(ts, " and "), topology)
 	}
 	return nil
 }

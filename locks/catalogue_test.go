@@ -19,7 +19,10 @@ func TestDeclarationsAnswerAsTheRegistry(t *testing.T) {
 		names = append(names, n)
 		info[n] = locks.Declare(n)
 	}
-	require.Equal(t, locks.Declaration{Summary: locks.Summary("simple"), MinGroups: 1, MaxGroups: 1}, info["simple"])
+	require.Equal(t, locks.Declaration{Summary: locks.Summary("simple"), MinGroups: 1, MaxGroups: 1,
+		Topologies: []string{"sentinel", "independent", "cluster"}}, info["simple"])
+	require.Equal(t, []string{"sentinel", "independent"}, info["redlock"].Topologies, "RedLock refuses one cluster's masters")
+	require.ErrorContains(t, locks.RunsOn("redlock", "cluster"), "on one Redis Cluster a key lives only on its slot's master")
 	require.Equal(t, 1, info["redlock"].MinGroups)
 	require.Zero(t, info["redlock"].MaxGroups, "no bound")
 	require.True(t, info["reentrant"].Reentrant)
@@ -30,6 +33,9 @@ func TestDeclarationsAnswerAsTheRegistry(t *testing.T) {
 		for _, groups := range []int{1, 3, 5} {
 			require.Equal(t, locks.Fits(n, groups) == nil, d.Fits(n, groups) == nil, "%s over %d groups", n, groups)
 		}
+		for _, topology := range []string{"sentinel", "independent", "cluster"} {
+			require.Equal(t, locks.RunsOn(n, topology) == nil, d.RunsOn(n, topology) == nil, "%s on %s", n, topology)
+		}
 		require.Equal(t, locks.Reentrant(n), d.Reentrant(n), n)
 		require.Equal(t, locks.HasPoint(n, "after-get") == nil, d.HasPoint(n, "after-get") == nil, n)
 	}
@@ -39,6 +45,8 @@ func TestDeclarationsAnswerAsTheRegistry(t *testing.T) {
 	// that it has the lock, and no points.
 	bare := locks.Declared{Driver: "bare", Locks: []string{"mine"}}
 	require.NoError(t, bare.Fits("mine", 5))
+	require.NoError(t, bare.RunsOn("mine", "sentinel"))
+	require.ErrorContains(t, bare.RunsOn("mine", "cluster"), "lock mine of driver bare runs on the sentinel and independent topologies (its lock_info's topologies), not on cluster")
 	require.ErrorContains(t, bare.HasPoint("mine", "after-get"), `lock mine of driver bare has no point "after-get" (its points: none)`)
 	require.False(t, bare.Reentrant("mine"))
 }

@@ -255,6 +255,33 @@ func Fits(name string, groups int) error {
 	return Close(l)
 }
 
+// RunsOn checks, without connecting, that the named lock runs on the
+// topology (one master group of it; Fits checks the count).
+func RunsOn(name, topology string) error {
+	l, err := New(name, endpoints.UnreachableOn(topology), Options{})
+	if err != nil {
+		return err
+	}
+	return Close(l)
+}
+
+// independentMasters refuses the cluster topology to a lock that spreads
+// one key over several masters (RedLock and its kin): on one Redis Cluster
+// a key lives on its slot's master alone, and every other master answers
+// MOVED, so such a lock over a cluster's masters is a single-master lock
+// with extra steps. Its honest setup is independent masters (or one
+// single-shard cluster per lock server).
+func independentMasters(name string, e endpoints.Endpoints) error {
+	if e.Topology == endpoints.Cluster {
+		return fmt.Errorf("lock %s needs independent masters: on one Redis Cluster a key lives only on its slot's master "+
+			"(the others answer MOVED), so %s over a cluster's masters would be one master's lock; run it on the independent topology", name, name)
+	}
+	return nil
+}
+
+// IndependentMasters is independentMasters for the adapters.
+func IndependentMasters(name string, e endpoints.Endpoints) error { return independentMasters(name, e) }
+
 // New builds the named lock over e.
 func New(name string, e endpoints.Endpoints, o Options) (Lock, error) {
 	if err := Lookup(name); err != nil {

@@ -28,6 +28,9 @@ func NewMultiLock(e endpoints.Endpoints, o Options) (Lock, error) {
 	if e.Groups() < 1 {
 		return nil, fmt.Errorf("lock multilock needs at least one master")
 	}
+	if err := independentMasters("multilock", e); err != nil {
+		return nil, err
+	}
 	clients, err := o.Clients(e)
 	if err != nil {
 		return nil, err

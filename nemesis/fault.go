@@ -65,9 +65,10 @@ func (t Target) nodeNames() string {
 }
 
 type faultEntry struct {
-	summary string
-	target  string // the default selector
-	fault   Fault
+	summary  string
+	target   string // the default selector
+	topology string // "" or where the fault works (see allows)
+	fault    Fault
 }
 
 var faults = map[string]faultEntry{}
@@ -78,6 +79,15 @@ func registerFault(name, target, summary string, f Fault) {
 		panic("nemesis: duplicate fault " + name)
 	}
 	faults[name] = faultEntry{summary: summary, target: target, fault: f}
+}
+
+// registerFaultOn is registerFault for a fault that works only on some
+// topologies (such as a Redis Cluster command).
+func registerFaultOn(topology, name, target, summary string, f Fault) {
+	registerFault(name, target, summary, f)
+	e := faults[name]
+	e.topology = topology
+	faults[name] = e
 }
 
 // Faults lists the fault catalogue, sorted.

@@ -8,7 +8,8 @@ import (
 // Needs is what a schedule asks of the cluster it runs on, known before
 // any container starts.
 type Needs struct {
-	// Topology is "" when any will do.
+	// Topology is "" when any will do, else the topologies it runs on
+	// ("sentinel|cluster"): see Allows.
 	Topology string
 	// ClockFaults and LinkFaults: nodes with a movable clock, clients
 	// reaching nodes through proxies.
@@ -47,13 +48,18 @@ func NeedsOf(name string, p Params) (Needs, error) {
 		case "link-delay", "link-cut":
 			need.LinkFaults = true
 		}
+		req := fe.topology
 		switch kind, _, _ := strings.Cut(a.target, ":"); kind {
-		case "primary", "replica", "sentinel":
-			if need.Topology != "" && need.Topology != "sentinel" {
-				return Needs{}, fmt.Errorf("fault %s on %s needs the sentinel topology", a.fault, a.target)
-			}
-			need.Topology = "sentinel"
+		case "primary", "replica":
+			req, _ = narrow(req, onFailover)
+		case "sentinel":
+			req, _ = narrow(req, onSentinel)
 		}
+		both, ok := narrow(need.Topology, req)
+		if !ok {
+			return Needs{}, fmt.Errorf("fault %s on %s needs %s, and the schedule runs on %s", a.fault, a.target, topologyWords(req), topologyWords(need.Topology))
+		}
+		need.Topology = both
 	}
 	return need, nil
 }

@@ -158,8 +158,6 @@ func New(name string, p Params) (Nemesis, error) {
 // Summary is the one-line description of a schedule.
 func Summary(name string) string { return registry[name].summary }
 
-// Topology is the topology a schedule needs, "" when any will do.
-func Topology(name string) string { return registry[name].topology }
 
 // Names lists the schedules, sorted.
 func Names() []string {

@@ -12,13 +12,13 @@ import (
 // the catalogue, a target selector and a moment, built from the
 // scenario's parameters. A preset is one registry line.
 func init() {
-	preset("isolate-primary", "sentinel",
-		"cut the master off from its replicas and Sentinels (clients still reach it) until Sentinel promotes a replica, then heal",
+	preset("isolate-primary", onFailover,
+		"cut the master off from its replicas and Sentinels, or a cluster's slot master from the other nodes (clients still reach it), until a replica is promoted, then heal",
 		func(p Params) (Step, error) {
 			return Step{Fault: "isolate-primary", Target: "primary", After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second), Failover: true}, nil
 		})
-	preset("kill-primary", "sentinel",
-		"SIGKILL the master, let Sentinel promote a replica, restart the old master (empty: no persistence)",
+	preset("kill-primary", onFailover,
+		"SIGKILL the master (a cluster's slot master), let a replica be promoted, restart the old master (empty: no persistence)",
 		func(p Params) (Step, error) {
 			return Step{Fault: "kill", Target: "primary", After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second), Failover: true}, nil
 		})

@@ -39,6 +39,8 @@ func TestKillMinorityOutwaitsTheTTLAndHeals(t *testing.T) {
 func TestUnknownNemesis(t *testing.T) {
 	_, err := nemesis.New("meteor", nemesis.Params{})
 	require.ErrorContains(t, err, `unknown nemesis "meteor"`)
-	require.Equal(t, "sentinel", nemesis.Topology("isolate-primary"))
-	require.Equal(t, "", nemesis.Topology("none"), "no fault needs no topology")
+	require.True(t, nemesis.Runs("isolate-primary", "sentinel"))
+	require.True(t, nemesis.Runs("isolate-primary", "cluster"), "a cluster's slot master is a primary too")
+	require.False(t, nemesis.Runs("isolate-primary", "independent"))
+	require.True(t, nemesis.Runs("none", "independent"), "no fault needs no topology")
 }

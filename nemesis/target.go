@@ -12,7 +12,8 @@ import (
 
 // Selectors name targets, resolved when the fault strikes:
 //
-//	primary            the node Sentinel calls master
+//	primary            the node Sentinel calls master; on a Redis Cluster, the
+//	                   master of the primary key's slot (cluster.Spec.PrimaryKey)
 //	replica            one replica of it, chosen by the seed
 //	sentinel           one Sentinel, chosen by the seed
 //	minority, majority of the lock-service masters, chosen by the seed
@@ -69,18 +70,12 @@ func resolve(ctx context.Context, env Env, sel, key string, on history.F) (Targe
 		}
 		return nodes(m)
 	case "replica":
-		m, err := c.Master(ctx)
+		rs, err := c.Replicas(ctx)
 		if err != nil {
 			return Target{}, err
 		}
-		var rs []*cluster.Node
-		for _, n := range c.ByRole(cluster.RoleRedis) {
-			if n.Name != m.Name {
-				rs = append(rs, n)
-			}
-		}
 		if len(rs) == 0 {
-			return Target{}, fmt.Errorf("master %s has no replica", m.Name)
+			return Target{}, fmt.Errorf("the master has no replica")
 		}
 		return nodes(rs[env.Rng.IntN(len(rs))])
 	case "sentinel":

@@ -116,8 +116,8 @@ func (s Scenario) apply(o RunOptions) (Scenario, error) {
 	if err != nil {
 		return s, err
 	}
-	if need.Topology != "" && need.Topology != s.Cluster.Topology {
-		return s, fmt.Errorf("nemesis %s needs the %s topology; scenario %s runs %s", s.Nemesis, need.Topology, s.Name, s.Cluster.Topology)
+	if !need.Allows(s.Cluster.Topology) {
+		return s, fmt.Errorf("nemesis %s needs %s; scenario %s runs %s", s.Nemesis, need.TopologyWords(), s.Name, s.Cluster.Topology)
 	}
 	s.Cluster.ClockFaults = s.Cluster.ClockFaults || need.ClockFaults
 	s.Cluster.LinkFaults = s.Cluster.LinkFaults || need.LinkFaults
@@ -140,6 +140,12 @@ func (s Scenario) apply(o RunOptions) (Scenario, error) {
 	}
 	if err := o.catalogue().Fits(s.Lock, groups); err != nil {
 		return s, fmt.Errorf("lock %s cannot run in scenario %s (%s topology): %w", s.Lock, s.Name, s.Cluster.Topology, err)
+	}
+	if err := o.catalogue().RunsOn(s.Lock, s.Cluster.Topology); err != nil {
+		return s, fmt.Errorf("lock %s cannot run in scenario %s: %w", s.Lock, s.Name, err)
+	}
+	if s.Cluster.Topology == cluster.RedisCluster && s.Cluster.PrimaryKey == "" && len(s.Keys) > 0 {
+		s.Cluster.PrimaryKey = s.Keys[0]
 	}
 	if s.Cluster.Topology == cluster.Sentinel {
 		mode, err := o.catalogue().SentinelMode(s.Lock, s.LockOptions.Sentinel)
@@ -257,7 +263,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	}
 	defer hf.Close()
 	rec := history.NewRecorder(hf)
-	stopWatch := cl.WatchSentinels(ctx, sentinelRecorder(rec))
+	stopWatch := cl.WatchFailovers(ctx, sentinelRecorder(rec))
 	defer stopWatch()
 	runner, err := workloads.NewRunner(kind.Name, workloads.Config{
 		Clients: s.Clients, Keys: s.Keys, TTL: s.TTL,

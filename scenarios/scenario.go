@@ -103,7 +103,7 @@ func register(s Scenario) {
 	if _, dup := registry[s.Name]; dup {
 		panic("scenarios: duplicate " + s.Name)
 	}
-	if t := nemesis.Topology(s.Nemesis); t != "" && t != s.Cluster.Topology {
+	if !nemesis.Runs(s.Nemesis, s.Cluster.Topology) {
 		panic(fmt.Sprintf("scenarios: %s runs nemesis %s on topology %s", s.Name, s.Nemesis, s.Cluster.Topology))
 	}
 	if s.Driver != "" {

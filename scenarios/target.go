@@ -34,8 +34,8 @@ func (s Scenario) fitTarget(target endpoints.Endpoints, need nemesis.Needs, kind
 			"deadbolt cannot kill, freeze, isolate or move the clock of nodes it did not start "+
 			"(docs/architecture.md says how node faults would be driven on Kubernetes)", s.Name, strings.Join(nodes, ", "))
 	}
-	if need.Topology != "" && need.Topology != target.Topology {
-		return s, fmt.Errorf("nemesis %s needs the %s topology; the target is %s", s.Nemesis, need.Topology, target.Topology)
+	if !need.Allows(target.Topology) {
+		return s, fmt.Errorf("nemesis %s needs %s; the target is %s", s.Nemesis, need.TopologyWords(), target.Topology)
 	}
 	if kind.Resource && target.Resource == "" {
 		return s, fmt.Errorf("scenario %s runs workload %s, whose data lives on a resource node, and the target names none (\"resource\")", s.Name, kind.Name)

@@ -59,7 +59,7 @@ func TestBadInputExits254WithAMessage(t *testing.T) {
 		{[]string{"run", "failover-redlock", "--nemesis", "random", "--faults", "kill,meteor"}, `unknown fault "meteor"`},
 		{[]string{"run", "failover-redlock", "--nemesis", "random", "--faults", "kill,,"}, "empty fault name"},
 		{[]string{"run", "failover-redlock", "--faults", "kill"}, "give --nemesis random too"},
-		{[]string{"run", "failover-redlock", "--nemesis", "random", "--faults", "isolate-primary"}, "needs the sentinel topology"},
+		{[]string{"run", "failover-redlock", "--nemesis", "random", "--faults", "isolate-primary"}, "needs the sentinel or cluster topology"},
 		{[]string{"run", "failover-redlock", "--nemesis", "plan"}, "at least one step"},
 	} {
 		code, _, stderr := deadbolt(t, tc.args...)

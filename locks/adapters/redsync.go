@@ -38,6 +38,9 @@ func NewRedsync(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 	if e.Groups() < 1 {
 		return nil, fmt.Errorf("lock redsync needs at least one master")
 	}
+	if err := locks.IndependentMasters("redsync", e); err != nil {
+		return nil, err
+	}
 	o = o.WithDefaults()
 	clients, err := o.Clients(e)
 	if err != nil {

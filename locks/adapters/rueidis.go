@@ -106,6 +106,11 @@ func NewRueidis(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 	if o.Conn.SentinelOnDial {
 		return nil, fmt.Errorf("lock rueidis follows Sentinel's +switch-master only: it has no reconnect mode")
 	}
+	if e.Topology == endpoints.Cluster {
+		// Its wire observer, which turns auto-extensions into renewals,
+		// reads one node's connection; rueidis's cluster client has many.
+		return nil, fmt.Errorf("lock rueidis is not adapted to the cluster topology yet")
+	}
 	o = o.WithDefaults()
 	d := e.Dialer()
 	dial := func(ctx context.Context, addr string, nd *net.Dialer, _ *tls.Config) (net.Conn, error) {

@@ -1,0 +1,71 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/nemesis"
+)
+
+// Redis Cluster: a key lives on the master that serves its hash slot, and
+// that master fails over by the cluster's own election, its replica
+// promoted without what asynchronous replication had not yet carried.
+func init() {
+	// The keys whose slots the first of three masters serves (slots
+	// 0-5460: CLUSTER KEYSLOT k2 is 449, k16 is 2987), so that the fault on
+	// the primary key's master strikes every lock of the run.
+	slotKeys := []string{"k2", "k3", "k6", "k7", "k12", "k16"}
+	onCluster := func(s Scenario) Scenario {
+		s.Cluster = cluster.Spec{Topology: cluster.RedisCluster}
+		s.Clients, s.Keys = 8, slotKeys
+		s.TTL, s.Time = 2*time.Second, 20*time.Second
+		s.HoldMin, s.HoldMax, s.Pause = 100*time.Millisecond, 800*time.Millisecond, 50*time.Millisecond
+		return s
+	}
+	// go-redis's cluster client stays on the master its slot map names
+	// until a reply says otherwise (MOVED, READONLY): through the isolation
+	// it takes locks on the old master, which accepts them for the node
+	// timeout and then answers CLUSTERDOWN. The clients move to the new
+	// master only when the healed old master is demoted and answers MOVED.
+	// So the fault is healed as soon as the replica is promoted, and holds
+	// take most of a 5 s lease: a lock granted in the old master's last
+	// writable seconds is still in use when the clients arrive at the new
+	// master, which never heard of it.
+	promptHeal := func(s Scenario) Scenario {
+		s = onCluster(s)
+		s.TTL, s.HoldMin, s.HoldMax = 5*time.Second, 3*time.Second, 4500*time.Millisecond
+		s.Fault = nemesis.Params{For: 500 * time.Millisecond}
+		return s
+	}
+	register(promptHeal(Scenario{
+		Name: "cluster-failover-simple",
+		Description: "simple SET NX lock on a Redis Cluster; the master of the keys' slots is cut off from its replica and " +
+			"the other masters while clients still write to it, until the cluster promotes the replica without the locks " +
+			"the old master granted in its last writable seconds; when the old master rejoins and is demoted, clients " +
+			"follow MOVED to the new master and take those locks again: two clients hold one lock",
+		Expect: Unsafe, Lock: "simple", Nemesis: "isolate-primary",
+	}))
+	register(promptHeal(Scenario{
+		Name: "cluster-failover-reentrant",
+		Description: "Redisson-style reentrant lock (a hash of holds, a pub/sub wakeup) on a Redis Cluster, under the " +
+			"cluster-failover-simple fault: the promoted replica lacks the holds the old master granted in its last " +
+			"writable seconds, and two clients hold one lock",
+		Expect: Unsafe, Lock: "reentrant", Nemesis: "isolate-primary",
+	}))
+	register(onCluster(Scenario{
+		Name: "cluster-manual-failover-simple",
+		Description: "simple SET NX lock on a Redis Cluster; an operator's CLUSTER FAILOVER on the replica of the keys' " +
+			"slot master: the master stops taking writes until the replica has every one of them, then the replica " +
+			"takes over and the old master answers MOVED; no granted lock is lost",
+		Expect: Safe, Lock: "simple", Nemesis: "plan",
+		Fault: nemesis.Params{Steps: []nemesis.Step{{Fault: "cluster-failover", Target: "replica", After: 3 * time.Second}}},
+	}))
+	register(onCluster(Scenario{
+		Name: "cluster-migrate-simple",
+		Description: "simple SET NX lock on a Redis Cluster; the keys' slot is moved to another master while locks are " +
+			"held (IMPORTING/MIGRATING, MIGRATE key by key, 300 ms apart): each key, with its TTL, is on one node or the " +
+			"other, clients follow ASK and then MOVED, and no granted lock is lost",
+		Expect: Safe, Lock: "simple", Nemesis: "plan",
+		Fault: nemesis.Params{Steps: []nemesis.Step{{Fault: "migrate-slot", Target: "primary", After: 3 * time.Second, By: 300 * time.Millisecond}}},
+	}))
+}
