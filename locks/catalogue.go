@@ -40,7 +40,7 @@ type registryCatalogue struct{}
 func (registryCatalogue) Names() []string                    { return Names() }
 func (registryCatalogue) Lookup(name string) error           { return Lookup(name) }
 func (registryCatalogue) Fits(name string, groups int) error { return Fits(name, groups) }
-func (registryCatalogue) RunsOn(name, topology string) error  { return RunsOn(name, topology) }
+func (registryCatalogue) RunsOn(name, topology string) error { return RunsOn(name, topology) }
 func (registryCatalogue) HasPoint(name, point string) error  { return HasPoint(name, point) }
 func (registryCatalogue) Reentrant(name string) bool         { return Reentrant(name) }
 func (registryCatalogue) Summary(name string) string         { return Summary(name) }

@@ -158,7 +158,6 @@ func New(name string, p Params) (Nemesis, error) {
 // Summary is the one-line description of a schedule.
 func Summary(name string) string { return registry[name].summary }
 
-
 // Names lists the schedules, sorted.
 func Names() []string {
 	return slices.Sorted(maps.Keys(registry))
