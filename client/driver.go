@@ -151,6 +151,7 @@ func (d *driver) open(req Request) Reply {
 		o.Retries = lo.Retries
 		o.RetryDelay = time.Duration(lo.RetryDelayMS) * time.Millisecond
 		o.Wait = time.Duration(lo.WaitMS) * time.Millisecond
+		o.Conn.SlotRefresh = time.Duration(lo.SlotRefreshMS) * time.Millisecond
 		switch lo.Sentinel {
 		case "", SentinelSwitch:
 		case SentinelReconnect:

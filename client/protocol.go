@@ -73,6 +73,9 @@ type LockOptions struct {
 	// master: SentinelSwitch ("" too) follows Sentinel's announcements,
 	// SentinelReconnect asks only when a connection is dialed.
 	Sentinel string `json:"sentinel,omitempty"`
+	// SlotRefreshMS is how often the lock's Redis Cluster client re-reads
+	// the slot map on its own (0: the library's default).
+	SlotRefreshMS int64 `json:"slot_refresh_ms,omitempty"`
 }
 
 // The values of LockOptions.Sentinel.

@@ -29,6 +29,11 @@ type ClientOptions struct {
 	// closes the connection), so such a client meets a failover only when
 	// the old master is demoted.
 	SentinelOnDial bool
+	// SlotRefresh is how often a cluster client re-reads the slot map
+	// without being told to by a MOVED or READONLY reply; 0 keeps the
+	// library's own (go-redis: 60 s). A client that meets CLUSTERDOWN on a
+	// cut-off master learns of its replica's promotion only so.
+	SlotRefresh time.Duration
 }
 
 // DefaultClientOptions keeps timeouts far below any lease time a scenario uses.

@@ -21,17 +21,18 @@ import (
 // (retryDoubt).
 func (e Endpoints) clusterClient(o ClientOptions, d *Dialer) *redis.ClusterClient {
 	c := redis.NewClusterClient(&redis.ClusterOptions{
-		Addrs:                    e.ClusterNodes,
-		Dialer:                   d.Dial,
-		Username:                 e.Username,
-		Password:                 e.Password,
-		DialTimeout:              o.DialTimeout,
-		ReadTimeout:              o.ReadTimeout,
-		WriteTimeout:             o.WriteTimeout,
-		PoolSize:                 o.PoolSize,
-		DialerRetries:            1,
-		ContextTimeoutEnabled:    true,
-		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
+		Addrs:                      e.ClusterNodes,
+		Dialer:                     d.Dial,
+		Username:                   e.Username,
+		Password:                   e.Password,
+		DialTimeout:                o.DialTimeout,
+		ReadTimeout:                o.ReadTimeout,
+		WriteTimeout:               o.WriteTimeout,
+		PoolSize:                   o.PoolSize,
+		DialerRetries:              1,
+		ContextTimeoutEnabled:      true,
+		ClusterStateReloadInterval: o.SlotRefresh,
+		MaintNotificationsConfig:   &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
 	})
 	c.OnNewNode(func(node *redis.Client) { node.AddHook(attemptHook{}) })
 	c.AddHook(retryDoubt{})

@@ -89,6 +89,17 @@ func (s Scenario) settle() time.Duration {
 	return max(2*s.TTL, time.Second)
 }
 
+// Length is about how long a run of the scenario takes, for running the
+// longest of a suite first: its cluster's start, the fault phase, the
+// settle, and the convergence of a topology that fails over.
+func (s Scenario) Length() time.Duration {
+	d := s.Time + s.settle()
+	if s.Cluster.Topology != cluster.Independent {
+		d += 20 * time.Second
+	}
+	return d
+}
+
 // WorkloadName is the scenario's workload ("" means mutex).
 func (s Scenario) WorkloadName() string {
 	if s.Workload == "" {

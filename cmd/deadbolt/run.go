@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -9,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -299,7 +301,15 @@ func runSuite(ctx context.Context, suite []scenarios.Scenario, parallel int, o s
 	errs := make([]error, len(suite))
 	slots := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
-	for i, sc := range suite {
+	// The longest first, so that the last slot is not left running one
+	// long scenario alone while the others are idle.
+	order := make([]int, len(suite))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(suite[b].Length(), suite[a].Length()) })
+	for _, i := range order {
+		sc := suite[i]
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
