@@ -16,7 +16,9 @@ import (
 //
 // unstagedFailovers returns one anomaly for each such switch. A switch is
 // staged when a fault window on the old master started before it, or a
-// sentinel-failover (which asks for one). A link fault is no fault on a
+// sentinel-failover (which asks for one), or a cluster failover asked of
+// the node promoted. A Redis Cluster's switches of the primary key's slot
+// master are judged alike. A link fault is no fault on a
 // node: it sits between one client and the node, which Sentinel never sees.
 func unstagedFailovers(in *Input) []Anomaly {
 	var out []Anomaly
@@ -26,11 +28,14 @@ func unstagedFailovers(in *Input) []Anomaly {
 			continue
 		}
 		from, to, ok := strings.Cut(inv.Node, " -> ")
-		if !ok || staged(in.Faults, from, inv.Time) {
+		if !ok || staged(in.Faults, from, to, inv.Time) {
 			continue
 		}
-		text := fmt.Sprintf("Sentinel switched the master from %s to %s at %s (first told by %s), and no fault had touched %s",
-			from, to, at(inv.Time), inv.Fault, from)
+		who := fmt.Sprintf("Sentinel switched the master from %s to %s at %s (first told by %s)", from, to, at(inv.Time), inv.Fault)
+		if inv.Fault == "cluster" {
+			who = fmt.Sprintf("the cluster moved the primary key's slot from master %s to %s at %s", from, to, at(inv.Time))
+		}
+		text := fmt.Sprintf("%s, and no fault had touched %s", who, from)
 		if t := tiltsBefore(in.nemesis, inv.Time); t != "" {
 			text += "; " + t
 		}
@@ -39,14 +44,15 @@ func unstagedFailovers(in *Input) []Anomaly {
 	return out
 }
 
-// staged reports a fault window started before t on node, or a
-// sentinel-failover started before t.
-func staged(ws []FaultWindow, node string, t int64) bool {
+// staged reports a fault window started before t on the old master from,
+// a sentinel-failover, or a cluster failover asked of the new master to.
+func staged(ws []FaultWindow, from, to string, t int64) bool {
 	for _, w := range ws {
 		if w.Start > t || strings.HasPrefix(w.Fault, "link-") {
 			continue
 		}
-		if w.Fault == "sentinel-failover" || namesNode(w.Node, node) {
+		asked := w.Fault == "sentinel-failover" || (strings.HasPrefix(w.Fault, "cluster-failover") && namesNode(w.Node, to))
+		if asked || namesNode(w.Node, from) {
 			return true
 		}
 	}

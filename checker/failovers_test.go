@@ -43,6 +43,22 @@ func TestAFailoverOfTheFaultedMasterIsStaged(t *testing.T) {
 		observed(history.Failover, "sentinel-2", "redis-1 -> redis-3", ms(3050))
 	r = Check(turns(asked).build(), Options{})
 	assert.NotContains(t, kinds(r.Anomalies), KindUnstagedFailover, r.Reason)
+
+	// So does a CLUSTER FAILOVER asked of the replica that takes over.
+	manual := newHistory().fault("cluster-failover", "redis-4", ms(3000), ms(3300)).
+		observed(history.Failover, "cluster", "redis-1 -> redis-4", ms(3200))
+	r = Check(turns(manual).build(), Options{})
+	assert.NotContains(t, kinds(r.Anomalies), KindUnstagedFailover, r.Reason)
+}
+
+// A cluster failover asked of one replica does not stage a switch to
+// another node.
+func TestAClusterFailoverStagesOnlyItsOwnPromotion(t *testing.T) {
+	b := newHistory().fault("cluster-failover", "redis-4", ms(3000), ms(3300)).
+		observed(history.Failover, "cluster", "redis-1 -> redis-5", ms(3200))
+	r := Check(turns(b).build(), Options{})
+	require.Equal(t, Unknown, r.Verdict, r.Reason)
+	assert.Contains(t, r.Reason, "the cluster moved the primary key's slot from master redis-1 to redis-5 at 3.2s, and no fault had touched redis-1")
 }
 
 // A switch away from a master no fault touched (seed 8 of the stress suite:

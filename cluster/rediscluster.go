@@ -519,7 +519,8 @@ func (c *Cluster) MigrateSlot(ctx context.Context, slot int, src, dst *Node, pau
 }
 
 func isReplicaRefusal(err error) bool {
-	return strings.Contains(err.Error(), "slave") || strings.Contains(err.Error(), "replica")
+	msg := err.Error()
+	return strings.Contains(msg, "slave") || strings.Contains(msg, "replica") || strings.Contains(msg, "only with masters")
 }
 
 // migrateAuth are MIGRATE's credentials for the destination: none while
