@@ -69,7 +69,7 @@ func (s *SimpleWait) try(ctx context.Context, key string) (*Lease, error) {
 	defer cancel()
 	ok, err := conn.SetNX(cctx, key, token, s.o.TTL).Result()
 	switch {
-	case err != nil && NotSent(err):
+	case err != nil && Unapplied(err):
 		return nil, errors.Join(ErrNotAcquired, err)
 	case err != nil:
 		return nil, err
