@@ -67,6 +67,9 @@ type Spec struct {
 	// Persistence is how lock-service nodes keep their data across a
 	// restart: PersistNone (the default), PersistEverySec or PersistAlways.
 	Persistence Persistence
+	// Replication is how lock-service nodes treat their replicas
+	// (min-replicas-to-write and its lag, diskless sync), on every topology.
+	Replication
 	// LinkFaults puts a proxy between each client slot and each lock-service
 	// node, so that Cluster.Link can delay or cut one client's view of one
 	// node; clients then connect with EndpointsFor.
@@ -111,11 +114,22 @@ func (s Spec) Defaults() Spec {
 	if s.Image == "" {
 		s.Image = Image()
 	}
+	s.Replication = s.Replication.withDefaults()
 	return s
+}
+
+// Validate rejects a spec that cannot start (or would start a cluster that
+// refuses every write), with defaults filled: Start runs it first, and a
+// scenario before anything starts.
+func (s Spec) Validate() error {
+	return s.Defaults().validate()
 }
 
 func (s Spec) validate() error {
 	if err := s.Persistence.validate(); err != nil {
+		return err
+	}
+	if err := s.Replication.check(s.replicasPerMaster()); err != nil {
 		return err
 	}
 	switch s.Topology {

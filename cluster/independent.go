@@ -5,14 +5,15 @@ import (
 	"fmt"
 )
 
-// redisArgs runs Redis with no persistence at all: a restarted node comes
-// back empty, which is the fault the independent topology models.
-// redisArgs configures a lock-service node, persisting as the spec says.
+// redisArgs configures a lock-service node of any topology, persisting and
+// replicating as the spec says.
 func (c *Cluster) redisArgs(name string) []string {
-	return append(redisArgs(name), c.Spec.Persistence.args()...)
+	args := append(redisArgs(name), c.Spec.Persistence.args()...)
+	return append(args, c.Spec.Replication.args()...)
 }
 
-// redisArgs configures a node that keeps nothing across a restart.
+// redisArgs configures a node that keeps nothing across a restart (the
+// resource node, and the base of every lock-service node).
 func redisArgs(name string) []string {
 	return []string{
 		"--port", "6379",
@@ -20,7 +21,6 @@ func redisArgs(name string) []string {
 		"--appendonly", "no",
 		"--protected-mode", "no",
 		"--replica-announce-ip", name,
-		"--repl-diskless-sync", "yes",
 		"--repl-diskless-sync-delay", "0",
 	}
 }

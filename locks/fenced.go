@@ -47,7 +47,7 @@ func (f *Fenced) try(ctx context.Context, key string) (*Lease, error) {
 	fence, err := fencedAcquireScript.Run(cctx, f.rdb, []string{key, key + FenceSuffix}, token, f.o.TTL.Milliseconds()).Int64()
 	l := &Lease{Key: key, Token: token, Fence: fence, TTL: f.o.TTL, Deadline: f.o.deadline(start)}
 	switch {
-	case err != nil && NotSent(err):
+	case err != nil && Unapplied(err):
 		return nil, errors.Join(ErrNotAcquired, err)
 	case err != nil:
 		return nil, undoUnknown(ctx, f.rdb, f.o.Timeout, l, err)

@@ -354,11 +354,29 @@ func NotSent(err error) bool {
 	return errors.As(err, &op) && op.Op == "dial"
 }
 
+// NoReplicas reports Redis's NOREPLICAS reply: a master with fewer good
+// replicas than its min-replicas-to-write refused a write before running
+// it (in a script, at the script's first write, which aborts it), so the
+// call certainly had no effect.
+func NoReplicas(err error) bool {
+	var rerr redis.Error
+	return errors.As(err, &rerr) && strings.HasPrefix(rerr.Error(), "NOREPLICAS ")
+}
+
+// Unapplied reports errors that prove a call had no effect: it never
+// reached Redis (NotSent), or Redis refused it before running it
+// (NoReplicas). A lock maps them to ErrNotAcquired or ErrNoEffect.
+func Unapplied(err error) bool {
+	return NotSent(err) || NoReplicas(err)
+}
+
 // Refused reports an acquire that failed because the key was taken, as
-// opposed to one that could not reach the service or ran out of time: the
-// difference between a lock that stays taken and one that is unreachable.
+// opposed to one that could not reach the service, was refused by a master
+// short of replicas (NOREPLICAS: the key may well be free) or ran out of
+// time: the difference between a lock that stays taken and one that is
+// unavailable.
 func Refused(err error) bool {
-	if !errors.Is(err, ErrNotAcquired) || errors.Is(err, ErrUndone) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+	if !errors.Is(err, ErrNotAcquired) || errors.Is(err, ErrUndone) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || NoReplicas(err) {
 		return false
 	}
 	var op *net.OpError

@@ -57,7 +57,7 @@ func (m *MultiLock) try(ctx context.Context, key string) (*Lease, error) {
 		defer cancel()
 		ok, err := rdb.SetNX(ctx, key, token, m.o.TTL).Result()
 		switch {
-		case err != nil && NotSent(err):
+		case err != nil && Unapplied(err):
 			return errors.Join(ErrNoEffect, err)
 		case err != nil:
 			return err

@@ -275,7 +275,7 @@ func (h *hashLock) try(ctx context.Context, key, owner, mode string) (grant, err
 	res, err := h.kind.acquire.Run(cctx, h.rdb, h.kind.keys(key),
 		owner, h.o.TTL.Milliseconds(), mode, h.patience.Milliseconds(), h.kind.channelArg(key)).Int64Slice()
 	switch {
-	case err != nil && NotSent(err):
+	case err != nil && Unapplied(err):
 		return grant{}, errors.Join(ErrNotAcquired, err)
 	case err != nil:
 		return grant{}, err
@@ -309,7 +309,7 @@ func (h *hashLock) hold(key, owner string, g grant, start time.Time) *Lease {
 func (h *hashLock) renew(ctx context.Context, key, owner string) error {
 	n, err := reentrantRenewScript.Run(ctx, h.rdb, []string{key}, owner, h.o.TTL.Milliseconds()).Int()
 	switch {
-	case err != nil && NotSent(err):
+	case err != nil && Unapplied(err):
 		return errors.Join(ErrNoEffect, err)
 	case err != nil:
 		return err
@@ -348,7 +348,7 @@ func (h *hashLock) releaseOnce(ctx context.Context, key, owner string, all bool)
 	}
 	n, err := h.kind.release.Run(ctx, h.rdb, h.kind.keys(key), owner, h.o.TTL.Milliseconds(), flag, h.kind.channelArg(key)).Int64()
 	switch {
-	case err != nil && NotSent(err):
+	case err != nil && Unapplied(err):
 		return 0, errors.Join(ErrNoEffect, err)
 	case err != nil:
 		return 0, err

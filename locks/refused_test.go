@@ -1,6 +1,7 @@
 package locks
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -16,4 +17,28 @@ func TestRefusedOnlyWhenTheKeyWasTaken(t *testing.T) {
 	require.False(t, Refused(fmt.Errorf("%w: 0 of 1 replicas acknowledged, rolled back (%w)", ErrNotAcquired, ErrUndone)))
 	require.False(t, Refused(fmt.Errorf("%w: 2 of 5 masters, quorum 3 (%w)", ErrNotAcquired, ErrUndone)))
 	require.True(t, Failed(fmt.Errorf("%w: rolled back (%w)", ErrNotAcquired, ErrUndone)), "still a certain failure")
+}
+
+// reply is an error reply as go-redis returns it (a redis.Error).
+type reply string
+
+func (r reply) Error() string { return string(r) }
+func (reply) RedisError()     {}
+
+// NOREPLICAS is refused before the command runs: a certain failure (fail,
+// not info), and no evidence that the key was taken.
+func TestNoReplicasIsACertainFailureAndNoRefusal(t *testing.T) {
+	noReplicas := reply("NOREPLICAS Not enough good replicas to write.")
+	inScript := reply("NOREPLICAS Not enough good replicas to write. script: 3f8a, on @user_script:3.")
+	for _, e := range []error{noReplicas, inScript, fmt.Errorf("bsm: %w", noReplicas)} {
+		require.True(t, NoReplicas(e), "%v", e)
+		require.True(t, Unapplied(e), "%v", e)
+		acquire := errors.Join(ErrNotAcquired, e)
+		require.True(t, Failed(acquire))
+		require.False(t, Refused(acquire), "a master short of replicas says nothing of the key")
+	}
+	for _, e := range []error{reply("READONLY You can't write against a read only replica."), errors.New("NOREPLICAS but not a reply"),
+		reply("ERR NOREPLICAS inside a message")} {
+		require.False(t, NoReplicas(e), "%v", e)
+	}
 }

@@ -46,7 +46,7 @@ func (s *Simple) try(ctx context.Context, key string) (*Lease, error) {
 	ok, err := s.rdb.SetNX(cctx, key, token, s.o.TTL).Result()
 	l := &Lease{Key: key, Token: token, TTL: s.o.TTL, Deadline: s.o.deadline(start)}
 	switch {
-	case err != nil && NotSent(err):
+	case err != nil && Unapplied(err):
 		return nil, errors.Join(ErrNotAcquired, err)
 	case err != nil:
 		return nil, undoUnknown(ctx, s.rdb, s.o.Timeout, l, err)
@@ -79,7 +79,7 @@ func releaseOn(ctx context.Context, rdb redis.UniversalClient, timeout time.Dura
 	defer cancel()
 	n, err := releaseScript.Run(ctx, rdb, []string{l.Key}, l.Token).Int()
 	switch {
-	case err != nil && NotSent(err):
+	case err != nil && Unapplied(err):
 		return errors.Join(ErrNoEffect, err)
 	case err != nil:
 		return err

@@ -75,7 +75,7 @@ func (s *SimpleWait) try(ctx context.Context, key string) (*Lease, error) {
 	defer conn.Close()
 	ok, err := conn.SetNX(cctx, key, token, s.o.TTL).Result()
 	switch {
-	case err != nil && NotSent(err):
+	case err != nil && Unapplied(err):
 		return nil, errors.Join(ErrNotAcquired, err)
 	case err != nil:
 		return nil, err

@@ -48,6 +48,33 @@ func init() {
 			"is lost (WAIT is no consensus: other faults can still lose acknowledged writes)",
 		Expect: Safe, Lock: "simple-wait", CI: true,
 	}))
+	// min-replicas-to-write 1 with min-replicas-max-lag 1 (0 turns the
+	// check off; 1 s is the least Redis can express) makes the cut-off
+	// master refuse writes (NOREPLICAS), but not at once: Redis counts a
+	// replica's lag in whole seconds and recounts its good replicas once a
+	// second, so the master grants alone for 1 to about 3 s after the cut
+	// (measured: 0.9-2.0 s), and those leases live a TTL (2 s) longer.
+	// With failover-simple's 1 s down-after a replica is promoted 2.5-3.2 s
+	// after the cut, inside that span, so whether a lease is lost depends on
+	// where the second boundaries fell (-fast: mixed over seeds, not CI).
+	// Past it, with a 6 s down-after, the promoted replica can grant only
+	// once every lease the old master granted alone has run out.
+	minReplicas := func(s *Scenario) {
+		s.Cluster.Replication = cluster.Replication{MinReplicasToWrite: 1, MinReplicasMaxLag: 1}
+	}
+	register(isolated(Scenario{
+		Name: "failover-simple-minreplicas",
+		Description: "the failover-simple fault with min-replicas-to-write 1 and min-replicas-max-lag 1 on every node and " +
+			"Sentinel's down-after at 6 s: the cut-off master refuses writes (NOREPLICAS) within about 3 s, and the leases " +
+			"it granted alone run out (TTL 2 s) before a replica is promoted; the price is failed acquires and no grant for seconds",
+		Expect: Safe, Lock: "simple",
+	}, minReplicas, func(s *Scenario) { s.Cluster.DownAfter = 6 * time.Second }))
+	register(isolated(Scenario{
+		Name: "failover-simple-minreplicas-fast",
+		Description: "failover-simple-minreplicas with failover-simple's 1 s down-after: a replica is promoted while " +
+			"leases the cut-off master granted before it refused writes may still be valid; lost or not depends on timing",
+		Expect: Unsafe, Lock: "simple",
+	}, minReplicas))
 	register(isolated(Scenario{
 		Name: "failover-redispy",
 		Description: "the failover-simple fault against redis-py's own Lock in Python clients (drivers/redispy): " +

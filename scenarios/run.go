@@ -42,6 +42,9 @@ type RunOptions struct {
 	Nemesis string
 	Faults  []string
 	Store   string // root of the run store
+	// MinReplicasToWrite and MinReplicasMaxLag, when set, replace the
+	// scenario's replication settings (cluster.Replication).
+	MinReplicasToWrite, MinReplicasMaxLag *int
 	// Driver starts each client process; empty: this binary's `client`.
 	Driver client.Command
 	// Locks is what the driver's hello declared (client.Probe); nil: the
@@ -112,6 +115,12 @@ func (s Scenario) apply(o RunOptions) (Scenario, error) {
 	case len(o.Faults) > 0:
 		return s, fmt.Errorf("--faults chooses what --nemesis random draws from; give --nemesis random too")
 	}
+	if o.MinReplicasToWrite != nil {
+		s.Cluster.MinReplicasToWrite = *o.MinReplicasToWrite
+	}
+	if o.MinReplicasMaxLag != nil {
+		s.Cluster.MinReplicasMaxLag = *o.MinReplicasMaxLag
+	}
 	need, err := nemesis.NeedsOf(s.Nemesis, s.Fault)
 	if err != nil {
 		return s, err
@@ -121,6 +130,9 @@ func (s Scenario) apply(o RunOptions) (Scenario, error) {
 	}
 	s.Cluster.ClockFaults = s.Cluster.ClockFaults || need.ClockFaults
 	s.Cluster.LinkFaults = s.Cluster.LinkFaults || need.LinkFaults
+	if err := s.Cluster.Validate(); err != nil {
+		return s, fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
 	if s.Clients < 1 {
 		return s, fmt.Errorf("--clients must be at least 1, got %d", s.Clients)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
 	"github.com/deadbolt-lab/deadbolt/drivers"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
@@ -99,6 +100,27 @@ func TestBadRunOptionsAreRejectedBeforeAnyContainer(t *testing.T) {
 
 	_, err = scenarios.Get("nope")
 	require.ErrorContains(t, err, `unknown scenario "nope"`)
+}
+
+// Replication settings no node can run with are refused by Prepare, before
+// any container starts; the flags' overrides go through the same check.
+func TestBadReplicationIsRejectedBeforeAnyContainer(t *testing.T) {
+	s, err := scenarios.Get("failover-simple")
+	require.NoError(t, err)
+	bad := s
+	bad.Cluster.MinReplicasMaxLag = 1
+	_, err = bad.Prepare(scenarios.RunOptions{})
+	require.ErrorContains(t, err, "scenario failover-simple: min-replicas-max-lag 1 without min-replicas-to-write")
+	n, lag := -1, 1
+	_, err = s.Prepare(scenarios.RunOptions{MinReplicasToWrite: &n, MinReplicasMaxLag: &lag})
+	require.ErrorContains(t, err, "min-replicas-to-write must be 0 (off) or more, got -1")
+	n = 1
+	p, err := s.Prepare(scenarios.RunOptions{MinReplicasToWrite: &n, MinReplicasMaxLag: &lag})
+	require.NoError(t, err)
+	require.Equal(t, cluster.Replication{MinReplicasToWrite: 1, MinReplicasMaxLag: 1}, p.Cluster.Replication)
+	_, err = p.Prepare(scenarios.RunOptions{Nemesis: "none", Target: &endpoints.Endpoints{Topology: endpoints.Sentinel, MasterName: "m",
+		Sentinels: []string{"s:26379"}, Addresses: map[string]string{"s:26379": "127.0.0.1:1"}}})
+	require.ErrorContains(t, err, "a --target deployment keeps its own settings")
 }
 
 // A driver's lock that follows a failover one way only (redis-py: on

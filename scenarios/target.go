@@ -40,6 +40,9 @@ func (s Scenario) fitTarget(target endpoints.Endpoints, need nemesis.Needs, kind
 	if kind.Resource && target.Resource == "" {
 		return s, fmt.Errorf("scenario %s runs workload %s, whose data lives on a resource node, and the target names none (\"resource\")", s.Name, kind.Name)
 	}
+	if s.Cluster.Replication != (cluster.Replication{}) {
+		return s, fmt.Errorf("scenario %s sets its nodes' replication (%+v), and a --target deployment keeps its own settings", s.Name, s.Cluster.Replication)
+	}
 	s.Cluster = cluster.Spec{Topology: target.Topology, LinkFaults: s.Cluster.LinkFaults, Resource: kind.Resource}
 	return s, nil
 }

@@ -61,6 +61,11 @@ func TestBadInputExits254WithAMessage(t *testing.T) {
 		{[]string{"run", "failover-redlock", "--faults", "kill"}, "give --nemesis random too"},
 		{[]string{"run", "failover-redlock", "--nemesis", "random", "--faults", "isolate-primary"}, "needs the sentinel or cluster topology"},
 		{[]string{"run", "failover-redlock", "--nemesis", "plan"}, "at least one step"},
+		{[]string{"run", "failover-simple", "--min-replicas-to-write", "-1"}, "min-replicas-to-write must be 0 (off) or more, got -1"},
+		{[]string{"run", "failover-simple", "--min-replicas-to-write", "one"}, `not an integer: "one"`},
+		{[]string{"run", "failover-simple", "--min-replicas-max-lag", "1"}, "min-replicas-max-lag 1 without min-replicas-to-write"},
+		{[]string{"run", "failover-simple", "--min-replicas-to-write", "3"}, "each master has 2 replica(s): every write would be refused"},
+		{[]string{"run", "failover-redlock", "--min-replicas-to-write", "1"}, "each master has 0 replica(s)"},
 	} {
 		code, _, stderr := deadbolt(t, tc.args...)
 		require.Equal(t, exitBadInput, code, "%v", tc.args)

@@ -43,6 +43,22 @@ type runFlags struct {
 	driver string
 	// target is --target's file: an existing deployment to run against.
 	target string
+	// minReplicas and maxLag are --min-replicas-to-write and
+	// --min-replicas-max-lag; nil keeps the scenario's.
+	minReplicas, maxLag *int
+}
+
+// intFlag parses an integer into *dst; the range is the cluster spec's to
+// judge (Prepare), so its message names the Redis setting.
+func intFlag(dst **int) func(string) error {
+	return func(s string) error {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return fmt.Errorf("not an integer: %q", s)
+		}
+		*dst = &n
+		return nil
+	}
 }
 
 func (f *runFlags) register(fs *flag.FlagSet, single bool) {
@@ -82,6 +98,8 @@ func (f *runFlags) register(fs *flag.FlagSet, single bool) {
 			return nil
 		})
 		fs.StringVar(&f.lock, "lock", "", "lock to run (default: the scenario's)")
+		fs.Func("min-replicas-to-write", "every lock-service master refuses writes (NOREPLICAS) with fewer good replicas than this; 0 is off (default: the scenario's)", intFlag(&f.minReplicas))
+		fs.Func("min-replicas-max-lag", "seconds within which a replica must have acknowledged to count for --min-replicas-to-write (default: the scenario's, or Redis's 10)", intFlag(&f.maxLag))
 		fs.StringVar(&f.workload, "workload", "", "workload to run (default: the scenario's; see: deadbolt workloads)")
 		fs.StringVar(&f.nemesis, "nemesis", "", "fault schedule to run instead of the scenario's, with its defaults (see: deadbolt list; random needs --faults)")
 		fs.Func("faults", "comma-separated faults the random schedule draws from (see: deadbolt faults)", func(s string) error {
@@ -139,7 +157,7 @@ func (f *runFlags) options(stderr io.Writer) scenarios.RunOptions {
 	}
 	return scenarios.RunOptions{
 		Seed: seed, Time: f.time, Clients: f.clients, Lock: f.lock, Workload: f.workload, Store: f.store,
-		Nemesis: f.nemesis, Faults: f.faults,
+		Nemesis: f.nemesis, Faults: f.faults, MinReplicasToWrite: f.minReplicas, MinReplicasMaxLag: f.maxLag,
 		Log: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
 	}
 }
@@ -192,6 +210,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for _, c := range []struct{ flag, to, was string }{{"lock", f.lock, sc.Lock}, {"workload", f.workload, sc.WorkloadName()}, {"nemesis", f.nemesis, sc.Nemesis}} {
 		if c.to != "" && c.to != c.was {
 			changed = append(changed, fmt.Sprintf("--%s %s", c.flag, c.to))
+		}
+	}
+	for _, c := range []struct {
+		flag string
+		to   *int
+		was  int
+	}{{"min-replicas-to-write", f.minReplicas, sc.Cluster.MinReplicasToWrite}, {"min-replicas-max-lag", f.maxLag, sc.Cluster.MinReplicasMaxLag}} {
+		if c.to != nil && *c.to != c.was {
+			changed = append(changed, fmt.Sprintf("--%s %d", c.flag, *c.to))
 		}
 	}
 	if len(changed) > 0 {

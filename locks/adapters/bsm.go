@@ -67,7 +67,7 @@ func (b *Bsm) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
 	switch {
 	case errors.Is(err, redislock.ErrNotObtained):
 		return nil, fmt.Errorf("%w: %w", locks.ErrNotAcquired, err)
-	case err != nil && locks.NotSent(err):
+	case err != nil && locks.Unapplied(err):
 		return nil, errors.Join(locks.ErrNotAcquired, err)
 	case err != nil:
 		return nil, fmt.Errorf("bsm: %w", err)
@@ -92,7 +92,7 @@ func (b *Bsm) Release(ctx context.Context, l *locks.Lease) error {
 	switch {
 	case errors.Is(err, redislock.ErrLockNotHeld):
 		return fmt.Errorf("%w: %w", locks.ErrNotHeld, err)
-	case err != nil && locks.NotSent(err):
+	case err != nil && locks.Unapplied(err):
 		return errors.Join(locks.ErrNoEffect, err)
 	case err != nil:
 		return fmt.Errorf("bsm: %w", err)

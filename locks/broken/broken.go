@@ -106,7 +106,7 @@ func (b *base) setNX(ctx context.Context, key string, ttl time.Duration) (*locks
 // classify maps a SET NX reply to the lock's error classes.
 func classify(ok bool, err error) error {
 	switch {
-	case err != nil && locks.NotSent(err):
+	case err != nil && locks.Unapplied(err):
 		return errors.Join(locks.ErrNotAcquired, err)
 	case err != nil:
 		return err
@@ -177,7 +177,7 @@ func (d *DelNoOwner) Release(ctx context.Context, l *locks.Lease) error {
 
 func delReply(n int64, err error) error {
 	switch {
-	case err != nil && locks.NotSent(err):
+	case err != nil && locks.Unapplied(err):
 		return errors.Join(locks.ErrNoEffect, err)
 	case err != nil:
 		return err
