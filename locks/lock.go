@@ -358,16 +358,35 @@ func NotSent(err error) bool {
 // replicas than its min-replicas-to-write refused a write before running
 // it (in a script, at the script's first write, which aborts it), so the
 // call certainly had no effect.
-func NoReplicas(err error) bool {
+func NoReplicas(err error) bool { return replyIs(err, "NOREPLICAS ") }
+
+// NotServed reports the replies by which a Redis Cluster node turns a
+// command away before running it: the slot is elsewhere (MOVED, ASK), the
+// cluster is down on that node's view (CLUSTERDOWN), or a migration is
+// under way (TRYAGAIN). The call certainly had no effect.
+func NotServed(err error) bool {
+	return replyIs(err, "MOVED ", "ASK ", "CLUSTERDOWN ", "TRYAGAIN ")
+}
+
+func replyIs(err error, prefixes ...string) bool {
 	var rerr redis.Error
-	return errors.As(err, &rerr) && strings.HasPrefix(rerr.Error(), "NOREPLICAS ")
+	if !errors.As(err, &rerr) {
+		return false
+	}
+	for _, p := range prefixes {
+		if strings.HasPrefix(rerr.Error(), p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Unapplied reports errors that prove a call had no effect: it never
 // reached Redis (NotSent), or Redis refused it before running it
-// (NoReplicas). A lock maps them to ErrNotAcquired or ErrNoEffect.
+// (NoReplicas, NotServed). A lock maps them to ErrNotAcquired or
+// ErrNoEffect.
 func Unapplied(err error) bool {
-	return NotSent(err) || NoReplicas(err)
+	return NotSent(err) || NoReplicas(err) || NotServed(err)
 }
 
 // Refused reports an acquire that failed because the key was taken, as
@@ -376,7 +395,7 @@ func Unapplied(err error) bool {
 // time: the difference between a lock that stays taken and one that is
 // unavailable.
 func Refused(err error) bool {
-	if !errors.Is(err, ErrNotAcquired) || errors.Is(err, ErrUndone) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || NoReplicas(err) {
+	if !errors.Is(err, ErrNotAcquired) || errors.Is(err, ErrUndone) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || NoReplicas(err) || NotServed(err) {
 		return false
 	}
 	var op *net.OpError

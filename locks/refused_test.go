@@ -42,3 +42,21 @@ func TestNoReplicasIsACertainFailureAndNoRefusal(t *testing.T) {
 		require.False(t, NoReplicas(e), "%v", e)
 	}
 }
+
+// A cluster node that turns a command away (the slot is elsewhere, the
+// cluster is down on its view, a migration is under way) ran nothing: a
+// certain failure, and no evidence that the key was taken.
+func TestARedirectOrClusterDownIsACertainFailureAndNoRefusal(t *testing.T) {
+	for _, e := range []error{reply("MOVED 449 redis-4:6379"), reply("ASK 449 redis-2:6379"),
+		reply("CLUSTERDOWN The cluster is down"), reply("TRYAGAIN Multiple keys request during rehashing of slot")} {
+		require.True(t, NotServed(e), "%v", e)
+		require.True(t, Unapplied(e), "%v", e)
+		acquire := errors.Join(ErrNotAcquired, e)
+		require.True(t, Failed(acquire))
+		require.False(t, Refused(acquire), "%v says nothing of the key", e)
+	}
+	for _, e := range []error{errors.New("CLUSTERDOWN but not a reply"), reply("ERR MOVED inside a message"),
+		errors.New("go-redis retried set after an attempt that may have taken effect (EOF); the last attempt gave MOVED 449 redis-4:6379")} {
+		require.False(t, NotServed(e), "%v", e)
+	}
+}
