@@ -70,4 +70,27 @@ func init() {
 		Expect: Safe, Lock: "simple", Nemesis: "plan",
 		Fault: nemesis.Params{Steps: []nemesis.Step{{Fault: "migrate-slot", Target: "primary", After: 3 * time.Second, By: 300 * time.Millisecond}}},
 	}))
+	// The remedies a Redis Cluster has: a master refuses writes it cannot
+	// show a replica has (min-replicas-to-write 1, min-replicas-max-lag 1 s,
+	// the least Redis takes), and WAIT 1 makes a grant count only once a
+	// replica acknowledged it.
+	remedied := func(s Scenario) Scenario {
+		s = failedOver(s)
+		s.Cluster.Replication = cluster.Replication{MinReplicasToWrite: 1, MinReplicasMaxLag: 1}
+		return s
+	}
+	register(remedied(Scenario{
+		Name: "cluster-failover-minreplicas",
+		Description: "cluster-failover-simple with min-replicas-to-write 1 and min-replicas-max-lag 1 on every node: the " +
+			"cut-off master refuses writes (NOREPLICAS) once its replica's last acknowledgement is over a second old, but " +
+			"the locks it granted in that second are still lost at the promotion",
+		Expect: Unsafe, Lock: "simple", Nemesis: "isolate-primary",
+	}))
+	register(remedied(Scenario{
+		Name: "cluster-failover-wait",
+		Description: "cluster-failover-minreplicas with WAIT 1 after each SET NX (simple-wait): a grant counts only once the " +
+			"replica has it, and the cluster promotes that replica, so on this fault no granted lock is lost (WAIT is no " +
+			"consensus: a replica that acknowledged and then lost the write, or a promotion of another replica, still could)",
+		Expect: Safe, Lock: "simple-wait", Nemesis: "isolate-primary",
+	}))
 }
