@@ -76,7 +76,8 @@ scenario-stress: image build stress-deps redispy-deps
 # Every lock's acquire+release cycle next to the bare-commands ceiling, the
 # client protocol's cycle next to the same lock in-process, and the checker
 # at scale (a generated 1M-line history read and checked; one contended key
-# with a planted double hold).
+# with a planted double hold), and each topology's start (independent,
+# Sentinel, Redis Cluster) from nothing to healthy.
 # BENCH_COUNT runs of the whole suite, one `go test` each (-count 1) rather
 # than -count N: machine noise comes in bursts, and runs of one lock back to
 # back would share a burst, so the locks take turns. `deadbolt bench` prints
@@ -87,7 +88,7 @@ bench: image
 	@set -o pipefail; out=store/bench/$$(date +%Y%m%dt%H%M%S).txt; \
 	for i in $$(seq $(BENCH_COUNT)); do \
 	  echo "bench run $$i of $(BENCH_COUNT)" >&2; \
-	  go test -run '^$$' -bench . -benchmem -count 1 -timeout 15m ./locks/ ./client/ ./checker/ || exit 1; \
+	  go test -run '^$$' -bench . -benchmem -count 1 -timeout 15m ./locks/ ./client/ ./checker/ ./cluster/ || exit 1; \
 	done | tee $$out | go run ./cmd/deadbolt bench; \
 	status=$$?; echo "raw output: $$out"; exit $$status
 
