@@ -5,11 +5,10 @@ import (
 	"fmt"
 )
 
-// redisArgs runs Redis with no persistence at all: a restarted node comes
-// back empty, which is the fault the independent topology models.
-// redisArgs configures a lock-service node, persisting as the spec says.
+// redisArgs configures a lock-service node, persisting as the spec says,
+// with the run's users and passwords (acl.go).
 func (c *Cluster) redisArgs(name string) []string {
-	return append(redisArgs(name), c.Spec.Persistence.args()...)
+	return append(append(redisArgs(name), c.Spec.Persistence.args()...), c.secrets.RedisArgs()...)
 }
 
 // redisArgs configures a node that keeps nothing across a restart.
@@ -18,7 +17,6 @@ func redisArgs(name string) []string {
 		"--port", "6379",
 		"--save", "",
 		"--appendonly", "no",
-		"--protected-mode", "no",
 		"--replica-announce-ip", name,
 		"--repl-diskless-sync", "yes",
 		"--repl-diskless-sync-delay", "0",
