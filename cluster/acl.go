@@ -83,8 +83,9 @@ var lockCommands = []string{
 	"publish", "subscribe", "unsubscribe",
 	// simple-wait: WAIT for a replica's acknowledgement.
 	"wait",
-	// orders: the harness sets the stock up in a transaction.
-	"multi", "exec", "discard",
+	// orders: the harness sets the stock up in a transaction, and at the
+	// end reads every user's orders.
+	"multi", "exec", "discard", "hkeys",
 	// rueidis asks a master Sentinel named for its ROLE before using it.
 	"role",
 }
