@@ -163,7 +163,10 @@ type Cluster struct {
 	dialer endpoints.Dialer
 	// target is the deployment an attached cluster runs against (Attach);
 	// nil for the clusters deadbolt starts.
-	target    *endpoints.Endpoints
+	target *endpoints.Endpoints
+	// secrets are the run's passwords (acl.go); zero for an attached
+	// cluster, whose credentials are the target's.
+	secrets   Secrets
 	nodesNet  string
 	hosts     *hosts
 	clientNet string
@@ -192,7 +195,12 @@ func Start(ctx context.Context, spec Spec) (_ *Cluster, err error) {
 		d.cli.Close()
 		return nil, err
 	}
-	c := &Cluster{Run: newRunID(), Spec: spec, d: d, ports: map[int]bool{}}
+	secrets, err := NewSecrets()
+	if err != nil {
+		d.cli.Close()
+		return nil, err
+	}
+	c := &Cluster{Run: newRunID(), Spec: spec, d: d, ports: map[int]bool{}, secrets: secrets}
 	if spec.LinkFaults {
 		c.links = newLinks()
 	}
@@ -216,7 +224,7 @@ func Start(ctx context.Context, spec Spec) (_ *Cluster, err error) {
 		err = c.startRedisCluster(ctx)
 	}
 	if err == nil && spec.Resource {
-		_, err = c.startNode(ctx, ResourceName, RoleResource, 6379, redisArgs(ResourceName), nil)
+		_, err = c.startNode(ctx, ResourceName, RoleResource, 6379, append(redisArgs(ResourceName), c.secrets.RedisArgs()...), nil)
 	}
 	if err != nil {
 		return nil, err
@@ -299,7 +307,7 @@ func (c *Cluster) startNode(ctx context.Context, name string, role Role, port in
 			// (pinAddress), rather than after it by testcontainers.
 			Networks:   []string{c.clientNet},
 			Files:      files,
-			WaitingFor: pingReady{addr: n.Addr(), timeout: 30 * time.Second},
+			WaitingFor: pingReady{addr: n.Addr(), username: AdminUser, password: c.secrets.Admin, timeout: 30 * time.Second},
 			HostConfigModifier: func(hc *container.HostConfig) {
 				hc.PortBindings = network.PortMap{cport: {{HostIP: netip.MustParseAddr(loopback), HostPort: fmt.Sprint(hostPort)}}}
 				// Names resolve from /etc/hosts (see hosts.go); a question that
@@ -370,9 +378,16 @@ func (c *Cluster) ByRole(r Role) []*Node {
 }
 
 // Clients opens one go-redis client per master group (see
-// Endpoints.Clients). The caller closes them.
+// Endpoints.Clients), with the harness's credentials (Admin): the
+// harness's own view of the lock service, for tests. The caller closes
+// them.
 func (c *Cluster) Clients(o endpoints.ClientOptions) []redis.UniversalClient {
-	clients, err := c.Endpoints().Clients(o)
+	e := c.Endpoints()
+	if c.target == nil {
+		e.Username, e.Password = c.Admin()
+		e.SentinelUsername, e.SentinelPassword = e.Username, e.Password
+	}
+	clients, err := e.Clients(o)
 	if err != nil {
 		panic("cluster: a started cluster has no lock endpoints: " + err.Error())
 	}

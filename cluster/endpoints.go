@@ -29,8 +29,12 @@ func (c *Cluster) Endpoints() endpoints.Endpoints {
 			e.ClusterNodes = append(e.ClusterNodes, n.Logical())
 		}
 	}
+	// Lock users authenticate as LockUser, to the Redis nodes and to the
+	// Sentinels alike.
+	e.Username, e.Password = LockUser, c.secrets.Lock
 	if c.Spec.Topology == Sentinel {
 		e.MasterName = MasterName
+		e.SentinelUsername, e.SentinelPassword = LockUser, c.secrets.Lock
 	}
 	return e
 }

@@ -146,17 +146,29 @@ func (c *Cluster) Replicas(ctx context.Context) ([]*Node, error) {
 
 type replication struct{ role, masterHost, masterPort, link string }
 
+// replication asks the node its ROLE, a right the lock user has too (the
+// rueidis client asks it), so that an attached deployment's health is
+// judged with the credentials its lock users get; INFO would need more.
 func (n *Node) replication(ctx context.Context) (replication, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	rdb := n.Client()
 	defer rdb.Close()
-	info, err := rdb.Info(ctx, "replication").Result()
-	if err != nil {
-		return replication{}, fmt.Errorf("INFO replication on %s: %w", n.Name, err)
+	reply, err := rdb.Do(ctx, "ROLE").Slice()
+	if err != nil || len(reply) == 0 {
+		return replication{}, fmt.Errorf("ROLE on %s: %v %v", n.Name, reply, err)
 	}
-	f := infoFields(info)
-	return replication{role: f["role"], masterHost: f["master_host"], masterPort: f["master_port"], link: f["master_link_status"]}, nil
+	r := replication{role: fmt.Sprint(reply[0])}
+	// A replica: slave, master host, master port, link state, offset. Its
+	// link is up ("connected") once the sync is done, as INFO's
+	// master_link_status says "up".
+	if r.role == "slave" && len(reply) >= 4 {
+		r.masterHost, r.masterPort = fmt.Sprint(reply[1]), fmt.Sprint(reply[2])
+		if r.link = fmt.Sprint(reply[3]); r.link == "connected" {
+			r.link = "up"
+		}
+	}
+	return r, nil
 }
 
 func (n *Node) sentinelMaster(ctx context.Context) (string, error) {
@@ -215,14 +227,4 @@ func fieldOf(entry any, key string) string {
 		}
 	}
 	return ""
-}
-
-func infoFields(info string) map[string]string {
-	out := map[string]string{}
-	for _, line := range strings.Split(info, "\r\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok {
-			out[k] = v
-		}
-	}
-	return out
 }

@@ -6,10 +6,11 @@ import (
 )
 
 // redisArgs configures a lock-service node of any topology, persisting and
-// replicating as the spec says.
+// replicating as the spec says, with the run's users and passwords (acl.go).
 func (c *Cluster) redisArgs(name string) []string {
 	args := append(redisArgs(name), c.Spec.Persistence.args()...)
-	return append(args, c.Spec.Replication.args()...)
+	args = append(args, c.Spec.Replication.args()...)
+	return append(args, c.secrets.RedisArgs()...)
 }
 
 // redisArgs configures a node that keeps nothing across a restart (the
@@ -19,7 +20,6 @@ func redisArgs(name string) []string {
 		"--port", "6379",
 		"--save", "",
 		"--appendonly", "no",
-		"--protected-mode", "no",
 		"--replica-announce-ip", name,
 		"--repl-diskless-sync-delay", "0",
 	}

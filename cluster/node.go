@@ -67,12 +67,15 @@ func (n *Node) Addr() string {
 }
 
 // Client is a direct connection to this node, with the cluster's timeouts
-// (and a target's credentials, for a Redis node of an attached cluster).
+// and the harness's credentials: the admin user (AdminUser) on the nodes
+// deadbolt starts, the target's (its Sentinel credentials on a Sentinel)
+// on an attached cluster.
 func (n *Node) Client() *redis.Client {
-	if t := n.cl.target; t != nil && n.Role != RoleSentinel {
-		return n.cl.dialer.AuthClient(n.Logical(), endpoints.DefaultClientOptions(), t.Username, t.Password)
+	user, pass := n.cl.Admin()
+	if t := n.cl.target; t != nil && n.Role == RoleSentinel {
+		user, pass = t.SentinelUsername, t.SentinelPassword
 	}
-	return n.cl.dialer.Client(n.Logical(), endpoints.DefaultClientOptions())
+	return n.cl.dialer.AuthClient(n.Logical(), endpoints.DefaultClientOptions(), user, pass)
 }
 
 // Kill sends SIGKILL: the process dies without saving or closing connections.

@@ -24,12 +24,18 @@ func TestPausedNodeHangsAndKeepsItsConnections(t *testing.T) {
 	require.NoError(t, err)
 	defer conn.Close()
 	r := bufio.NewReader(conn)
+	user, pass := c.Admin()
+	_, err = conn.Write([]byte("AUTH " + user + " " + pass + "\r\n"))
+	require.NoError(t, err)
+	line, err := r.ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "+OK\r\n", line)
 	ping := func() {
 		_, err := conn.Write([]byte("PING\r\n"))
 		require.NoError(t, err)
 	}
 	ping()
-	line, err := r.ReadString('\n')
+	line, err = r.ReadString('\n')
 	require.NoError(t, err)
 	require.Equal(t, "+PONG\r\n", line)
 

@@ -14,8 +14,10 @@ import (
 // a restart, and the port checks of testcontainers need a shell the scratch
 // image does not have.
 type pingReady struct {
-	addr    string
-	timeout time.Duration
+	addr string
+	// username and password are the harness's (AdminUser).
+	username, password string
+	timeout            time.Duration
 }
 
 var _ wait.Strategy = pingReady{}
@@ -23,11 +25,12 @@ var _ wait.Strategy = pingReady{}
 func (p pingReady) WaitUntilReady(ctx context.Context, _ wait.StrategyTarget) error {
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
-	return pingUntil(ctx, p.addr)
+	return pingUntil(ctx, p.addr, p.username, p.password)
 }
 
-func pingUntil(ctx context.Context, addr string) error {
-	rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: time.Second, ReadTimeout: time.Second, PoolSize: 1})
+func pingUntil(ctx context.Context, addr, username, password string) error {
+	rdb := redis.NewClient(&redis.Options{Addr: addr, Username: username, Password: password,
+		MaxRetries: -1, DialTimeout: time.Second, ReadTimeout: time.Second, PoolSize: 1})
 	defer rdb.Close()
 	var err error
 	for {

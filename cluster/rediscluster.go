@@ -523,6 +523,20 @@ func isReplicaRefusal(err error) bool {
 	return strings.Contains(msg, "slave") || strings.Contains(msg, "replica") || strings.Contains(msg, "only with masters")
 }
 
-// migrateAuth are MIGRATE's credentials for the destination: none while
-// the nodes ask for none.
-func (c *Cluster) migrateAuth() []any { return nil }
+// migrateAuth are MIGRATE's credentials for the destination node: the
+// harness's admin user (RESTORE is no right of the lock user's).
+func (c *Cluster) migrateAuth() []any {
+	user, pass := c.Admin()
+	return []any{"AUTH2", user, pass}
+}
+
+// infoFields reads the "field:value" lines of CLUSTER INFO.
+func infoFields(info string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(info, "\r\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			out[k] = v
+		}
+	}
+	return out
+}

@@ -11,11 +11,11 @@ import (
 
 // sentinelConf names every node by hostname, so that Sentinel reports names
 // the harness can map to published ports, and keeps working when a healed
-// node comes back with another IP.
-func sentinelConf(name, master string, quorum int, downAfter time.Duration) string {
-	return strings.Join([]string{
+// node comes back with another IP. The users, and how this Sentinel
+// authenticates to the nodes and its peers, come from s (acl.go).
+func sentinelConf(name, master string, quorum int, downAfter time.Duration, s Secrets) string {
+	return strings.Join(append([]string{
 		"port 26379",
-		"protected-mode no",
 		"sentinel resolve-hostnames yes",
 		"sentinel announce-hostnames yes",
 		"sentinel announce-ip " + name,
@@ -23,8 +23,7 @@ func sentinelConf(name, master string, quorum int, downAfter time.Duration) stri
 		fmt.Sprintf("sentinel down-after-milliseconds %s %d", MasterName, downAfter.Milliseconds()),
 		fmt.Sprintf("sentinel failover-timeout %s %d", MasterName, 3*downAfter.Milliseconds()+2000),
 		fmt.Sprintf("sentinel parallel-syncs %s 1", MasterName),
-		"",
-	}, "\n")
+	}, append(s.SentinelConf(MasterName), "")...), "\n")
 }
 
 func (c *Cluster) startSentinel(ctx context.Context) error {
@@ -41,7 +40,7 @@ func (c *Cluster) startSentinel(ctx context.Context) error {
 	}
 	for i := 1; i <= c.Spec.Sentinels; i++ {
 		name := fmt.Sprintf("sentinel-%d", i)
-		conf := sentinelConf(name, master, c.Spec.Quorum, c.Spec.DownAfter)
+		conf := sentinelConf(name, master, c.Spec.Quorum, c.Spec.DownAfter, c.secrets)
 		files := []testcontainers.ContainerFile{{
 			Reader:            strings.NewReader(conf),
 			ContainerFilePath: "/data/sentinel.conf",

@@ -5,10 +5,14 @@
 //
 // A lock is a locks.Factory, the signature deadbolt's own locks have: it gets
 // the connection targets (endpoints.Endpoints: topology, master groups,
-// Sentinels, the published port of every logical address) and opens its own
-// connections, lazily, with any client library. go-redis users call
-// o.Clients(e) (or locks.OneClient); others dial through e.Dialer(), which
-// maps the addresses Sentinel reports to the ports the containers publish.
+// Sentinels, the published port of every logical address, the credentials)
+// and opens its own connections, lazily, with any client library. go-redis
+// users call o.Clients(e) (or locks.OneClient); others dial through
+// e.Dialer(), which maps the addresses Sentinel reports to the ports the
+// containers publish, and authenticate with e.Username and e.Password (and
+// e.SentinelUsername, e.SentinelPassword to the Sentinels): every node asks,
+// and the lock user may run the commands locks need, no more (see
+// docs/driver-protocol.md).
 //
 //	func TestMain(m *testing.M) {
 //		dbtest.Register("mylock", "SET NX PX, owner-checked release", mylock.New)

@@ -42,9 +42,13 @@ type Endpoints struct {
 	// Resource is the node holding the data the lock protects, if any.
 	Resource string `json:"resource,omitempty"`
 	// Username and Password authenticate to the Redis nodes (AUTH), when
-	// set; Sentinels take none. Empty today: deadbolt's nodes have no ACL.
+	// set: the lock user on the nodes deadbolt starts (cluster.LockUser).
 	Username string `json:"username,omitempty"`
 	Password string `json:"password,omitempty"`
+	// SentinelUsername and SentinelPassword authenticate to the Sentinels,
+	// when set (deadbolt's own Sentinels always ask).
+	SentinelUsername string `json:"sentinel_username,omitempty"`
+	SentinelPassword string `json:"sentinel_password,omitempty"`
 	// Addresses maps each logical address to its published port.
 	Addresses map[string]string `json:"addresses"`
 }

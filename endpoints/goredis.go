@@ -136,6 +136,8 @@ func (e Endpoints) Clients(o ClientOptions) ([]redis.UniversalClient, error) {
 			Dialer:                d.Dial,
 			Username:              e.Username,
 			Password:              e.Password,
+			SentinelUsername:      e.SentinelUsername,
+			SentinelPassword:      e.SentinelPassword,
 			DialTimeout:           o.DialTimeout,
 			ReadTimeout:           o.ReadTimeout,
 			WriteTimeout:          o.WriteTimeout,
@@ -170,6 +172,7 @@ func (e Endpoints) askOnDial(o ClientOptions, d *Dialer) *redis.Client {
 	for _, addr := range e.Sentinels {
 		so := o.redis()
 		so.Addr, so.Dialer = addr, d.Dial
+		so.Username, so.Password = e.SentinelUsername, e.SentinelPassword
 		sentinels = append(sentinels, redis.NewSentinelClient(so))
 	}
 	ro := e.node(o, "sentinel-master:"+e.MasterName, d) // never dialled: the dialer asks

@@ -86,14 +86,16 @@ func keysFree(ctx context.Context, target endpoints.Endpoints, keys []string) er
 	return nil
 }
 
-// redacted is target without its password, for scenario.json.
+// redacted is target without its passwords, for scenario.json.
 func redacted(target *endpoints.Endpoints) *endpoints.Endpoints {
 	if target == nil {
 		return nil
 	}
 	t := *target
-	if t.Password != "" {
-		t.Password = "(redacted)"
+	for _, p := range []*string{&t.Password, &t.SentinelPassword} {
+		if *p != "" {
+			*p = "(redacted)"
+		}
 	}
 	return &t
 }

@@ -48,11 +48,12 @@ class RedisError(Exception):
 
 
 class Redis:
-    """One connection to one node; every call is bounded by the timeout."""
+    """One connection to one node; every call is bounded by the timeout.
+    With credentials, a new connection authenticates (AUTH) first."""
 
-    def __init__(self, addr, timeout):
+    def __init__(self, addr, timeout, auth=()):
         host, port = addr.rsplit(":", 1)
-        self.addr, self.timeout = (host, int(port)), timeout
+        self.addr, self.timeout, self.auth = (host, int(port)), timeout, auth
         self.sock, self.buf, self.deadline = None, b"", 0
 
     def call(self, *args):
@@ -62,10 +63,14 @@ class Redis:
                 self.sock = socket.create_connection(self.addr, timeout=self.timeout)
             except OSError as e:  # refused, or timed out before it was made
                 raise NotSent("connect %s:%d: %s" % (self.addr + (e,)))
-        out = b"*%d\r\n" % len(args)
-        for a in args:
-            a = str(a).encode()
-            out += b"$%d\r\n%s\r\n" % (len(a), a)
+            if self.auth:
+                try:  # the command itself is not sent yet: no effect either way
+                    self.io().sendall(self.encode("AUTH", *self.auth))
+                    self.reply(top=True)
+                except (RedisError, OSError, ValueError) as e:
+                    self.close()
+                    raise NotSent("AUTH on %s:%d: %s" % (self.addr + (e,)))
+        out = self.encode(*args)
         try:
             self.io().sendall(out)
             return self.reply(top=True)
@@ -74,6 +79,14 @@ class Redis:
         except (OSError, ValueError) as e:
             self.close()  # a late reply would be taken for the next one's
             raise Unknown(str(e) or type(e).__name__)
+
+    @staticmethod
+    def encode(*args):
+        out = b"*%d\r\n" % len(args)
+        for a in args:
+            a = str(a).encode()
+            out += b"$%d\r\n%s\r\n" % (len(a), a)
+        return out
 
     def io(self):
         left = self.deadline - time.monotonic()
@@ -138,10 +151,13 @@ class Driver:
             return fail("simple needs endpoints with one independent master")
         addresses = e.get("addresses") or {}
         timeout = (o.get("timeout_ms") or 500) / 1000
+        # Credentials for every node, when the endpoints have them.
+        auth = (e["username"], e["password"]) if e.get("username") and e.get("password") else \
+            (e["password"],) if e.get("password") else ()
         try:  # each logical address is a published port; connected on first use
-            self.lock = Redis(addresses[e["masters"][0]], timeout)
+            self.lock = Redis(addresses[e["masters"][0]], timeout, auth)
             if e.get("resource"):
-                self.resource = Redis(addresses[e["resource"]], timeout)
+                self.resource = Redis(addresses[e["resource"]], timeout, auth)
         except KeyError as k:
             self.lock = self.resource = None
             return fail("no address for node %s" % k)

@@ -22,7 +22,11 @@ import (
 func TestTargetRunsAgainstSomeoneElsesDeployment(t *testing.T) {
 	clustertest.RequireDocker(t)
 	theirs := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1, Resource: true, Persistence: cluster.PersistNone})
-	b, err := json.Marshal(theirs.Endpoints())
+	// The target is reached with a lock user's credentials, the least any
+	// deployment would give a lock user; they stay out of scenario.json.
+	e := theirs.Endpoints()
+	require.Equal(t, cluster.LockUser, e.Username)
+	b, err := json.Marshal(e)
 	require.NoError(t, err)
 	file := filepath.Join(t.TempDir(), "target.json")
 	require.NoError(t, os.WriteFile(file, b, 0o644))
@@ -50,6 +54,10 @@ func TestTargetRunsAgainstSomeoneElsesDeployment(t *testing.T) {
 	spec, err := scenarios.ReadSpec(dirs[0])
 	require.NoError(t, err)
 	require.NotNil(t, spec.Target, "scenario.json records the target")
+	raw, err := os.ReadFile(filepath.Join(dirs[0], scenarios.SpecFile))
+	require.NoError(t, err)
+	require.NotContains(t, string(raw), e.Password, "scenario.json never holds a password")
+	require.Contains(t, string(raw), "(redacted)")
 	require.NoError(t, theirs.Healthy(t.Context()), "the deployment is left as it was")
 
 	// A link fault: the harness's proxies sit in front of the target.

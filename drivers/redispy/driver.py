@@ -170,22 +170,26 @@ class Driver:
         timeout = (numbers["timeout_ms"] or 500) / 1000
         # Every call is bounded: nodes that are paused or cut off hang.
         bounds = {"socket_timeout": timeout, "socket_connect_timeout": timeout}
+        # The credentials of the Redis nodes, and of the Sentinels, when set.
+        auth = credentials(e, "username", "password")
         if e.get("topology") == "sentinel":
             if not e.get("master_name") or not e.get("sentinels"):
                 return fail("sentinel endpoints need master_name and sentinels")
-            sentinel = Sentinel([book.physical(*s.rsplit(":", 1)) for s in e["sentinels"]], **bounds)
+            sentinel = Sentinel([book.physical(*s.rsplit(":", 1)) for s in e["sentinels"]],
+                                sentinel_kwargs={**bounds, **credentials(e, "sentinel_username", "sentinel_password")},
+                                **bounds)
             client = sentinel.master_for(e["master_name"], connection_class=MappedSentinelConnection,
-                                         book=book, wire=self.wire, **bounds)
+                                         book=book, wire=self.wire, **bounds, **auth)
         elif e.get("topology") == "independent":
             if len(e.get("masters") or []) != 1:
                 return fail("%s runs on one master; got %d independent masters" % (LOCK, len(e.get("masters") or [])))
-            client = self.client_for(e["masters"][0], book, bounds)
+            client = self.client_for(e["masters"][0], book, {**bounds, **auth})
         else:
             return fail("unknown topology %r (this driver has: sentinel, independent)" % e.get("topology"))
         if e.get("resource"):
             # The resource's replies go back as Redis sent them, not as
             # redis-py's callbacks reshape them (SET's OK as True).
-            self.resource = self.client_for(e["resource"], book, bounds, parser_class=WholeErrorParser)
+            self.resource = self.client_for(e["resource"], book, {**bounds, **auth}, parser_class=WholeErrorParser)
             self.resource.response_callbacks = {}
         self.client = client
         # redis-py's timeout is in seconds; int(timeout * 1000) must give
@@ -265,6 +269,12 @@ class Driver:
                 return fail("%s: %s (Redis refused it, no effect: %s %s)" % (
                     type(e).__name__, e, type(self.wire.refused).__name__, self.wire.refused))
             return fail("%s: %s" % (type(e).__name__, e))
+
+
+def credentials(e, user, password):
+    """redis-py's username and password arguments from the endpoints'
+    fields, when set."""
+    return {k: e[f] for k, f in (("username", user), ("password", password)) if e.get(f)}
 
 
 def jsonable(v):

@@ -122,7 +122,8 @@ func NewRueidis(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 		Dialer: net.Dialer{Timeout: o.Conn.DialTimeout}}
 	if e.Topology == endpoints.Sentinel {
 		co.InitAddress = e.Sentinels
-		co.Sentinel = rueidis.SentinelOption{MasterSet: e.MasterName, Dialer: co.Dialer}
+		co.Sentinel = rueidis.SentinelOption{MasterSet: e.MasterName, Dialer: co.Dialer,
+			Username: e.SentinelUsername, Password: e.SentinelPassword}
 	} else {
 		co.InitAddress, co.ForceSingleClient = e.Masters, true
 	}

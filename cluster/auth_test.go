@@ -1,0 +1,128 @@
+package cluster_test
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
+)
+
+// Every node deadbolt starts asks for a password; the lock user's rights
+// are the locks' and no more; and the Sentinels and replicas, on their own
+// users, still fail over: after a failover no node has refused them
+// anything.
+func TestEveryNodeAsksForAPasswordAndLockUsersGetNoMoreThanLocksNeed(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Sentinel, Resource: true})
+	ctx := context.Background()
+
+	// A connection without credentials is refused on every node.
+	for _, n := range c.Nodes {
+		require.Equal(t, "-NOAUTH Authentication required.", rawCommand(t, n.Addr(), "PING"), n.Name)
+	}
+
+	e := c.Endpoints()
+	require.Equal(t, cluster.LockUser, e.Username)
+	require.Equal(t, cluster.LockUser, e.SentinelUsername)
+	require.NotEmpty(t, e.Password)
+	_, admin := c.Admin()
+	require.NotEqual(t, admin, e.Password, "lock users never get the harness's password")
+
+	// The lock user takes and frees locks on the master, through Sentinel.
+	clients, err := e.Clients(endpoints.DefaultClientOptions())
+	require.NoError(t, err)
+	rdb := clients[0]
+	defer rdb.Close()
+	require.NoError(t, rdb.SetNX(ctx, "k", "me", time.Minute).Err())
+	require.NoError(t, rdb.Del(ctx, "k").Err())
+	// It may not administer, erase or list anything.
+	for _, cmd := range [][]any{
+		{"CONFIG", "SET", "maxmemory", "1"}, {"FLUSHALL"}, {"KEYS", "*"},
+		{"SCAN", "0"}, {"REPLICAOF", "NO", "ONE"}, {"CLIENT", "KILL", "TYPE", "normal"}, {"SHUTDOWN", "NOSAVE"},
+	} {
+		require.ErrorContains(t, rdb.Do(ctx, cmd...).Err(), "NOPERM", "%v", cmd)
+	}
+	// Redis 7 refuses DEBUG to everyone before it looks at ACLs (its
+	// enable-debug-command is off); ACL DRYRUN shows the lock user's own.
+	m, err := c.Master(ctx)
+	require.NoError(t, err)
+	ma := m.Client()
+	defer ma.Close()
+	dry, err := ma.Do(ctx, "ACL", "DRYRUN", cluster.LockUser, "DEBUG", "SLEEP", "0").Text()
+	require.NoError(t, err)
+	require.Contains(t, dry, "no permissions to run the 'debug' command")
+	res, err := e.ResourceClient(endpoints.DefaultClientOptions())
+	require.NoError(t, err)
+	defer res.Close()
+	require.NoError(t, res.Set(ctx, "counter:k", 1, 0).Err())
+	require.ErrorContains(t, res.FlushAll(ctx).Err(), "NOPERM")
+	// On a Sentinel it may ask for the master, not fail one over.
+	d := e.Dialer()
+	s := redis.NewSentinelClient(&redis.Options{Addr: e.Sentinels[0], Dialer: d.Dial, Username: e.SentinelUsername, Password: e.SentinelPassword})
+	defer s.Close()
+	require.NoError(t, s.GetMasterAddrByName(ctx, cluster.MasterName).Err())
+	require.ErrorContains(t, s.Failover(ctx, cluster.MasterName).Err(), "NOPERM")
+
+	// The harness fails the master over; Sentinels and replicas do the
+	// rest on their own users.
+	old, err := c.Master(ctx)
+	require.NoError(t, err)
+	sentinel := c.ByRole(cluster.RoleSentinel)[0].Client()
+	defer sentinel.Close()
+	require.NoError(t, sentinel.Do(ctx, "SENTINEL", "FAILOVER", cluster.MasterName).Err())
+	require.Eventually(t, func() bool {
+		m, err := c.Master(ctx)
+		return err == nil && m.Name != old.Name
+	}, time.Minute, 100*time.Millisecond, "Sentinel never promoted a replica")
+	require.NoError(t, c.WaitHealthy(ctx, time.Minute))
+	for _, n := range c.Nodes {
+		admin := n.Client()
+		entries, err := admin.Do(ctx, "ACL", "LOG").Slice()
+		admin.Close()
+		require.NoError(t, err, n.Name)
+		for _, entry := range entries {
+			require.Equal(t, cluster.LockUser, field(entry, "username"), "%s refused %v", n.Name, entry)
+		}
+	}
+}
+
+// rawCommand sends one inline command on a fresh connection, without
+// credentials, and returns the reply's first line.
+func rawCommand(t *testing.T, addr, cmd string) string {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, conn.SetDeadline(time.Now().Add(5*time.Second)))
+	_, err = conn.Write([]byte(cmd + "\r\n"))
+	require.NoError(t, err)
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	require.NoError(t, err)
+	return strings.TrimRight(line, "\r\n")
+}
+
+// field reads a field of an ACL LOG entry, a flat list in RESP2 and a map
+// in RESP3.
+func field(entry any, key string) string {
+	switch e := entry.(type) {
+	case map[any]any:
+		v, _ := e[key].(string)
+		return v
+	case []any:
+		for i := 0; i+1 < len(e); i += 2 {
+			if k, _ := e[i].(string); k == key {
+				v, _ := e[i+1].(string)
+				return v
+			}
+		}
+	}
+	return ""
+}
