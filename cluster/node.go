@@ -115,14 +115,18 @@ func (n *Node) Isolate(ctx context.Context) error {
 }
 
 // Reconnect joins an isolated node to the node-to-node network again under
-// its name; a node that is connected stays as it is.
+// its name; a node that is connected stays as it is. A Redis Cluster node
+// also gets fresh cluster-bus links (freshLinks).
 func (n *Node) Reconnect(ctx context.Context) error {
 	if st, err := n.state(ctx); err != nil {
 		return err
 	} else if st.connected {
 		return nil
 	}
-	return n.reconnect(ctx)
+	if err := n.reconnect(ctx); err != nil {
+		return err
+	}
+	return n.cl.freshLinks(ctx, n)
 }
 
 func (n *Node) reconnect(ctx context.Context) error {
@@ -212,6 +216,9 @@ func (n *Node) Heal(ctx context.Context) error {
 	}
 	if !st.running {
 		return n.Start(ctx)
+	}
+	if !st.connected {
+		return n.cl.freshLinks(ctx, n)
 	}
 	return nil
 }
