@@ -115,18 +115,14 @@ func (n *Node) Isolate(ctx context.Context) error {
 }
 
 // Reconnect joins an isolated node to the node-to-node network again under
-// its name; a node that is connected stays as it is. A Redis Cluster node
-// also gets fresh cluster-bus links (freshLinks).
+// its name; a node that is connected stays as it is.
 func (n *Node) Reconnect(ctx context.Context) error {
 	if st, err := n.state(ctx); err != nil {
 		return err
 	} else if st.connected {
 		return nil
 	}
-	if err := n.reconnect(ctx); err != nil {
-		return err
-	}
-	return n.cl.freshLinks(ctx, n)
+	return n.reconnect(ctx)
 }
 
 func (n *Node) reconnect(ctx context.Context) error {
@@ -216,9 +212,6 @@ func (n *Node) Heal(ctx context.Context) error {
 	}
 	if !st.running {
 		return n.Start(ctx)
-	}
-	if !st.connected {
-		return n.cl.freshLinks(ctx, n)
 	}
 	return nil
 }

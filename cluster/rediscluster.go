@@ -31,53 +31,7 @@ func (c *Cluster) clusterArgs(name string) []string {
 		"--cluster-announce-ip", c.hosts.addrs[name].String(),
 		"--cluster-announce-hostname", name,
 		"--cluster-preferred-endpoint-type", "hostname",
-		// For DEBUG CLUSTERLINK KILL (freshLinks), by the admin user only.
-		"--enable-debug-command", "yes",
 	}
-}
-
-// freshLinks drops the cluster-bus links between n and every other node
-// (each side's outbound link, "to": "all" crashed Redis 7.0.15 in
-// freeClusterLink) once n is back on the nodes network, so that they are
-// opened again over it. Links that outlived the cut unanswered otherwise kept
-// their peers "fail?" on n's view, and n answered CLUSTERDOWN, not MOVED,
-// for about 47 s after the heal (two runs of two): the heal would be done
-// by TCP's retransmission backoff, not by the scenario. Peers that do not
-// answer (down or frozen by another fault) are left alone.
-func (c *Cluster) freshLinks(ctx context.Context, n *Node) error {
-	if c.Spec.Topology != RedisCluster || c.target != nil {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	myID := func(m *Node) (string, error) {
-		rdb := m.Client()
-		defer rdb.Close()
-		return rdb.Do(ctx, "CLUSTER", "MYID").Text()
-	}
-	kill := func(on *Node, id string) error {
-		rdb := on.Client()
-		defer rdb.Close()
-		return rdb.Do(ctx, "DEBUG", "CLUSTERLINK", "KILL", "to", id).Err()
-	}
-	nID, err := myID(n)
-	if err != nil {
-		return fmt.Errorf("fresh cluster links of %s: %w", n.Name, err)
-	}
-	for _, m := range c.ByRole(RoleRedis) {
-		if m == n {
-			continue
-		}
-		mID, err := myID(m)
-		if err != nil {
-			continue
-		}
-		if err := kill(n, mID); err != nil {
-			return fmt.Errorf("fresh cluster links of %s to %s: %w", n.Name, m.Name, err)
-		}
-		_ = kill(m, nID)
-	}
-	return nil
 }
 
 // clusterNames are the cluster topology's nodes: masters first, then the
