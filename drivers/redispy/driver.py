@@ -5,9 +5,22 @@ It speaks docs/driver-protocol.md on stdin and stdout and serves one lock,
 `redispy`: a redis.lock.Lock per lease (SET key token NX PX ttl, released by
 the library's owner-checked script), over the connections a redis-py user
 has: redis.sentinel.Sentinel(...).master_for(...) on the Sentinel topology,
-which asks the Sentinels for the master only when it opens a connection, and
-redis.Redis on one independent master. Run it with Debian's python3-redis
+which asks the Sentinels for the master only when it opens a connection,
+redis.Redis on one independent master, and redis.cluster.RedisCluster on a
+Redis Cluster (built on the first acquire: its constructor reads the slot
+map, and open must not need the nodes). Run it with Debian's python3-redis
 (4.3.x): /usr/bin/python3 drivers/redispy/driver.py.
+
+On the cluster, RedisCluster's retries are off, since a SET NX sent again
+after its first attempt took effect comes back "not set", a refusal that
+hides a grant: cluster_error_retry_attempts=1, and a command that went out
+without its reply ends the call (info) where redis-py would send it to the
+same node again. MOVED and ASK are followed as redis-py does; its re-reads
+of the slot map are its own (slot_refresh_ms is ignored, and the log says
+so). Two redis-py 4.3.4 defects are stepped around without touching the
+lock: connection_class reaches the nodes' pools only on a client built from
+a URL, and Lock cannot register its scripts on a RedisCluster (Script wants
+client.connection_pool), so they are registered on an unconnected client.
 
 The only code between deadbolt and the library is the dial: redis-py has no
 dialer hook, so the connection class opens its socket to the published port
