@@ -91,8 +91,11 @@ var lockCommands = []string{
 	// A Redis Cluster client reads the slot map (go-redis CLUSTER SLOTS
 	// or SHARDS, redis-py CLUSTER SLOTS and COMMAND), follows ASK with
 	// ASKING, and sends READONLY/READWRITE on replica connections.
+	// redis-py's RedisCluster (4.3) asks each node INFO (cluster_enabled)
+	// before its CLUSTER SLOTS, and gives up on the cluster when INFO is
+	// refused.
 	"cluster|slots", "cluster|shards", "cluster|nodes", "cluster|info", "cluster|keyslot",
-	"asking", "readonly", "readwrite", "command",
+	"asking", "readonly", "readwrite", "command", "info",
 }
 
 // lockChannels is where the reentrant and fair locks publish and listen

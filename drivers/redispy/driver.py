@@ -5,9 +5,22 @@ It speaks docs/driver-protocol.md on stdin and stdout and serves one lock,
 `redispy`: a redis.lock.Lock per lease (SET key token NX PX ttl, released by
 the library's owner-checked script), over the connections a redis-py user
 has: redis.sentinel.Sentinel(...).master_for(...) on the Sentinel topology,
-which asks the Sentinels for the master only when it opens a connection, and
-redis.Redis on one independent master. Run it with Debian's python3-redis
+which asks the Sentinels for the master only when it opens a connection,
+redis.Redis on one independent master, and redis.cluster.RedisCluster on a
+Redis Cluster (built on the first acquire: its constructor reads the slot
+map, and open must not need the nodes). Run it with Debian's python3-redis
 (4.3.x): /usr/bin/python3 drivers/redispy/driver.py.
+
+On the cluster, RedisCluster's retries are off, since a SET NX sent again
+after its first attempt took effect comes back "not set", a refusal that
+hides a grant: cluster_error_retry_attempts=1, and a command that went out
+without its reply ends the call (info) where redis-py would send it to the
+same node again. MOVED and ASK are followed as redis-py does; its re-reads
+of the slot map are its own (slot_refresh_ms is ignored, and the log says
+so). Two redis-py 4.3.4 defects are stepped around without touching the
+lock: connection_class reaches the nodes' pools only on a client built from
+a URL, and Lock cannot register its scripts on a RedisCluster (Script wants
+client.connection_pool), so they are registered on an unconnected client.
 
 The only code between deadbolt and the library is the dial: redis-py has no
 dialer hook, so the connection class opens its socket to the published port
@@ -21,6 +34,7 @@ The driver is single-threaded: Lock has no watchdog, so it sends no renew or
 lost events, and it has no named points, so it ignores `arm`.
 """
 import json
+import logging
 import os
 import sys
 import time
@@ -29,7 +43,8 @@ from fractions import Fraction
 try:
     import redis
     from redis.connection import Connection, ConnectionPool, PythonParser
-    from redis.exceptions import ConnectionError, LockNotOwnedError, ResponseError
+    from redis.cluster import ClusterNode, RedisCluster
+    from redis.exceptions import ConnectionError, LockNotOwnedError, ResponseError, TimeoutError
     from redis.lock import Lock
     from redis.sentinel import Sentinel, SentinelManagedConnection
 except ImportError as e:
@@ -89,8 +104,11 @@ class AddressBook:
 class MappedConnection(Connection):
     """redis-py's Connection, dialled through the address book."""
 
-    def __init__(self, book, wire, **kwargs):
-        self.book, self.wire = book, wire
+    book = wire = None  # ClusterConnection binds them on a class of its own
+
+    def __init__(self, book=None, wire=None, **kwargs):
+        if book is not None:
+            self.book, self.wire = book, wire
         super().__init__(**kwargs)
 
     def _connect(self):
@@ -128,6 +146,68 @@ class MappedSentinelConnection(SentinelManagedConnection, MappedConnection):
     the address book."""
 
 
+class Unanswered(Exception):
+    """A command to a cluster node went out and its reply never came. It is
+    no ConnectionError or TimeoutError, the errors on which RedisCluster
+    sends the same command to the same node again (up to five times, 250 ms
+    apart: a SET NX that took effect the first time would then come back
+    "not set"), so the call ends here, as one that may have taken effect."""
+
+
+class ClusterConnection(MappedConnection):
+    """The connection class of the driver's RedisCluster. RedisCluster
+    passes on only the keyword arguments it knows (REDIS_ALLOWED_KEYS), so
+    the address book and the wire are bound as class attributes, on a class
+    made per driver (bound_cluster_connection).
+
+    Only the lock's own commands count on the wire: not the handshake
+    (AUTH, as the connection opens; a connection that cannot be made has
+    sent nothing, and RedisCluster may try it again), nor redis-py's reads
+    of the slot map (INFO, CLUSTER SLOTS: one that fails makes it ask the
+    next node)."""
+
+    handshake = False
+    command = None  # the command being sent, in capitals
+    UNCOUNTED = ("INFO", "CLUSTER SLOTS")
+
+    def connect(self):
+        saved, self.handshake = self.command, True
+        try:
+            super().connect()
+        finally:
+            self.command, self.handshake = saved, False
+
+    def send_command(self, *args, **kwargs):
+        self.command = str(args[0]).upper()
+        super().send_command(*args, **kwargs)
+
+    def counted(self):
+        return not self.handshake and self.command not in self.UNCOUNTED
+
+    def send_packed_command(self, command, check_health=True):
+        if not self.counted():
+            return Connection.send_packed_command(self, command, check_health)
+        try:
+            super().send_packed_command(command, check_health)
+        except (ConnectionError, TimeoutError) as e:
+            if self.wire.out:  # some of it may have gone out
+                raise Unanswered("%s: %s" % (type(e).__name__, e)) from e
+            raise
+
+    def read_response(self, disable_decoding=False):
+        if not self.counted():
+            return Connection.read_response(self, disable_decoding=disable_decoding)
+        try:
+            return super().read_response(disable_decoding=disable_decoding)
+        except (ConnectionError, TimeoutError) as e:
+            # redis-py has closed the connection already.
+            raise Unanswered("%s: %s" % (type(e).__name__, e)) from e
+
+
+def bound_cluster_connection(book, wire):
+    return type("BoundClusterConnection", (ClusterConnection,), {"book": book, "wire": wire})
+
+
 class WholeErrorParser(PythonParser):
     """redis-py's parser, but an error reply keeps its whole message: the
     resource's replies go back as Redis sent them ("ERR inner", where
@@ -139,12 +219,14 @@ class WholeErrorParser(PythonParser):
 
 class Driver:
     def __init__(self):
+        self.opened = False
         self.client = self.resource = None
+        self.build = None  # on the cluster topology: makes the client, on first use
         self.leases = {}  # lease id -> redis.lock.Lock holding it
         self.wire = Wire()
 
     def open(self, req):
-        if self.client is not None:
+        if self.opened:
             return fail("a lock is already open")
         if req.get("lock") != LOCK:
             return fail("unknown lock %r (this driver has: %s)" % (req.get("lock"), LOCK))
@@ -163,7 +245,8 @@ class Driver:
             return fail("sentinel mode %r: redis-py asks Sentinel for the master only when it opens a "
                         "connection (reconnect); it cannot follow Sentinel's announcements" % mode)
         book = AddressBook(e["addresses"])
-        nodes = list(e.get("masters") or []) + list(e.get("sentinels") or []) + ([e["resource"]] if e.get("resource") else [])
+        nodes = list(e.get("masters") or []) + list(e.get("sentinels") or []) + list(e.get("cluster_nodes") or []) + \
+            ([e["resource"]] if e.get("resource") else [])
         missing = [n for n in nodes if n not in e["addresses"]]
         if missing:
             return fail("bad endpoints: no address for node %s" % ", ".join(missing))
@@ -184,14 +267,21 @@ class Driver:
             if len(e.get("masters") or []) != 1:
                 return fail("%s runs on one master; got %d independent masters" % (LOCK, len(e.get("masters") or [])))
             client = self.client_for(e["masters"][0], book, {**bounds, **auth})
+        elif e.get("topology") == "cluster":
+            if not e.get("cluster_nodes"):
+                return fail("cluster endpoints need cluster_nodes")
+            client = None
+            # RedisCluster reads the slot map (and the command table) in its
+            # constructor; open must not need the nodes: built on first use.
+            self.build = lambda: self.cluster_client(e["cluster_nodes"], book, {**bounds, **auth})
         else:
-            return fail("unknown topology %r (this driver has: sentinel, independent)" % e.get("topology"))
+            return fail("unknown topology %r (this driver has: sentinel, independent, cluster)" % e.get("topology"))
         if e.get("resource"):
             # The resource's replies go back as Redis sent them, not as
             # redis-py's callbacks reshape them (SET's OK as True).
             self.resource = self.client_for(e["resource"], book, {**bounds, **auth}, parser_class=WholeErrorParser)
             self.resource.response_callbacks = {}
-        self.client = client
+        self.client, self.opened = client, True
         # redis-py's timeout is in seconds; int(timeout * 1000) must give
         # back ttl_ms exactly (1.001 * 1000 is 1000.9999999999999).
         self.timeout = ttl / 1000 if int(ttl / 1000 * 1000) == ttl else Fraction(ttl, 1000)
@@ -204,9 +294,36 @@ class Driver:
         self.blocking_timeout = max(waits) or None
         follows = ", sentinel %s%s" % (mode, "" if o.get("sentinel") else " (not asked: redis-py's own)") \
             if e["topology"] == "sentinel" else ""
+        if e["topology"] == "cluster":
+            follows = ", RedisCluster built on first use, no retries of a command on a connection error or " \
+                "CLUSTERDOWN (cluster_error_retry_attempts=1, and a command sent without its reply is not sent " \
+                "again), MOVED and ASK followed; slot_refresh_ms %s ignored: redis-py has no periodic re-read " \
+                "of the slot map, it re-reads it on CLUSTERDOWN, on five connection errors in one call and " \
+                "on every tenth MOVED" % (o.get("slot_refresh_ms") or "(not set)")
         sys.stderr.write("redispy driver: redis-py %s, %s topology%s, ttl %dms, timeout %gs, blocking %s\n"
                          % (redis.__version__, e["topology"], follows, ttl, timeout, self.blocking_timeout))
         return {"outcome": "ok"}
+
+    def cluster_client(self, nodes, book, kwargs):
+        """redis-py's own cluster client, RedisCluster, dialled through the
+        address book, with its retries off: cluster_error_retry_attempts=1
+        is one attempt (0 makes 4.3.4 raise None, a TypeError)."""
+        # Given a URL, RedisCluster builds each node's pool from its
+        # keyword arguments, connection_class included; without one, 4.3.4
+        # hands them to Redis(), which takes no connection_class. The URL
+        # names the first node; startup_nodes the others.
+        client = RedisCluster(url="redis://%s" % nodes[0],
+                              startup_nodes=[ClusterNode(h, int(p)) for h, p in (n.rsplit(":", 1) for n in nodes[1:])],
+                              cluster_error_retry_attempts=1,
+                              connection_class=bound_cluster_connection(book, self.wire), **kwargs)
+        # redis-py 4.3.4's Script reads its encoder from client.connection_pool,
+        # which RedisCluster has not: Lock(RedisCluster(...)) raises
+        # AttributeError while registering its scripts. Register them on a
+        # plain client that is never connected (the scripts' SHA1s are
+        # computed locally); Lock always runs them on its own client.
+        Lock(redis.Redis(), "deadbolt-register-scripts")
+        sys.stderr.write("redispy driver: mono_ns %d: cluster slot map read\n" % time.monotonic_ns())
+        return client
 
     def client_for(self, logical, book, bounds, **kwargs):
         host, port = logical.rsplit(":", 1)
@@ -219,6 +336,14 @@ class Driver:
             return fail("acquire needs a key and a lease")
         if lease in self.leases:
             return fail("lease %s is already taken" % lease)
+        if self.client is None:
+            # Nothing of the acquire has been sent: a client that cannot be
+            # built (no node answered the slot map) is a certain failure.
+            self.wire.out, self.wire.refused = False, None
+            try:
+                self.client = self.build()
+            except Exception as e:
+                return fail("redis-py's RedisCluster could not be built: %s: %s" % (type(e).__name__, e))
         # One Lock per lease, used by this one thread.
         lock = Lock(self.client, key, timeout=self.timeout, sleep=self.sleep,
                     blocking=self.blocking_timeout is not None, blocking_timeout=self.blocking_timeout,
@@ -293,18 +418,34 @@ def handle(driver, req):
     op = req.get("op")
     if op == "open":
         return driver.open(req)
-    if driver.client is None:
+    if not driver.opened:
         return fail("no lock open: the first request must be open")
     handler = {"acquire": driver.acquire, "release": driver.release, "resource": driver.on_resource}.get(op)
     return handler(req) if handler else fail("unknown op %r" % op)
 
 
+class OneLine(logging.Formatter):
+    """redis-py's cluster client logs every MOVED, ASK and connection error
+    with log.exception; unconfigured, logging would print a traceback for
+    each on stderr (megabytes of client log in a run). One line each."""
+
+    def format(self, record):
+        line = "redispy driver: mono_ns %d: redis-py log: %s" % (time.monotonic_ns(), record.getMessage())
+        if record.exc_info and record.exc_info[1] is not None:
+            line += " (%s: %s)" % (type(record.exc_info[1]).__name__, record.exc_info[1])
+        return line
+
+
 def main():
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(OneLine())
+    logging.getLogger("redis").addHandler(handler)
     emit({"event": "hello", "mono_ns": time.monotonic_ns(), "protocol": 1,
           "driver": "redis-py %s" % redis.__version__, "pid": os.getpid(), "locks": [LOCK],
           "lock_info": {LOCK: {"summary": "redis-py %s's own redis.lock.Lock (SET NX PX, owner-checked "
                                           "release script), unmodified" % redis.__version__,
-                               "max_groups": 1, "sentinel": ["reconnect"]}}})
+                               "max_groups": 1, "sentinel": ["reconnect"],
+                               "topologies": ["sentinel", "independent", "cluster"]}}})
     driver = Driver()
     for line in sys.stdin.buffer:  # bytes: a line that is not UTF-8 is malformed too
         if not line.strip():
