@@ -81,3 +81,40 @@ func tiltsBefore(nemesis []history.Operation, t int64) string {
 	}
 	return strings.Join(tilts, ", ")
 }
+
+// Observed is something the harness saw the cluster do by itself: a
+// master switch (Sentinel's +switch-master, or a Redis Cluster's slot
+// master by a majority of its nodes) or a Sentinel entering or leaving TILT.
+type Observed struct {
+	F history.F `json:"f"`
+	// What is "OLD -> NEW" for a failover, "entered"/"left" for TILT.
+	What string `json:"what"`
+	// By is who told it: a Sentinel, or "cluster".
+	By string `json:"by"`
+	At int64  `json:"at"`
+}
+
+// Text says it in words for a report.
+func (o Observed) Text() string {
+	if o.F == history.Failover {
+		if o.By == "cluster" {
+			return "the cluster promoted: master " + o.What
+		}
+		return "Sentinel switched the master: " + o.What + " (told first by " + o.By + ")"
+	}
+	return o.By + " " + o.What + " TILT mode"
+}
+
+// Observed lists what the cluster was seen to do, in time order.
+func (in *Input) Observed() []Observed { return observed(in.nemesis) }
+
+// observed lists what the cluster was seen to do, in time order.
+func observed(nemesis []history.Operation) []Observed {
+	var out []Observed
+	for _, p := range nemesis {
+		if inv := p.Invoke; inv.F.IsObserved() {
+			out = append(out, Observed{F: inv.F, What: inv.Node, By: inv.Fault, At: inv.Time})
+		}
+	}
+	return out
+}

@@ -57,6 +57,9 @@ type Report struct {
 	// Phases are the run's phases (faults, heal, convergence, settle, end)
 	// as its history marks them; none in a history without marks.
 	Phases []PhaseSpan `json:"phases,omitempty"`
+	// Observed is what the cluster was seen to do by itself: failovers
+	// (the promotions the faults staged, and any they did not) and TILT.
+	Observed []Observed `json:"observed,omitempty"`
 	// Tail is set when the history's last line was cut short by a crash:
 	// the operations before it were checked.
 	Tail *history.Tail `json:"tail,omitempty"`
@@ -100,7 +103,8 @@ func (o Options) checkers() ([]string, error) {
 
 // runCheckers runs the named checkers over in and composes their verdicts.
 func runCheckers(in *Input, names []string, opts Options) Report {
-	r := Report{Checks: []Result{}, Anomalies: []Anomaly{}, FaultWindows: in.Faults, Phases: in.Phases, Stats: in.stats}
+	r := Report{Checks: []Result{}, Anomalies: []Anomaly{}, FaultWindows: in.Faults, Phases: in.Phases, Stats: in.stats,
+		Observed: observed(in.nemesis)}
 	if r.FaultWindows == nil {
 		r.FaultWindows = []FaultWindow{}
 	}

@@ -64,6 +64,9 @@ func Markdown(r *Results) string {
 		}
 		fmt.Fprintf(&b, "- %s from %s to %s%s\n", w.Name(), Seconds(w.Start), Seconds(w.End), healed)
 	}
+	for _, o := range r.Observed {
+		fmt.Fprintf(&b, "- at %s %s\n", Seconds(o.At), o.Text())
+	}
 	b.WriteString("\n## Anomalies\n\n")
 	if len(r.Anomalies) == 0 {
 		b.WriteString("None.\n")

@@ -40,6 +40,7 @@ type Results struct {
 	Anomalies    []checker.Anomaly     `json:"anomalies"`
 	FaultWindows []checker.FaultWindow `json:"fault_windows"`
 	Phases       []checker.PhaseSpan   `json:"phases,omitempty"`
+	Observed     []checker.Observed    `json:"observed,omitempty"`
 	Stats        checker.Stats         `json:"stats"`
 	Ops          int                   `json:"ops"`
 	DurationS    float64               `json:"duration_s"`
@@ -57,6 +58,7 @@ func (r *Results) SetCheck(c checker.Report, matches bool) {
 	r.Anomalies = c.Anomalies
 	r.FaultWindows = c.FaultWindows
 	r.Phases = c.Phases
+	r.Observed = c.Observed
 	r.Stats = c.Stats
 }
 

@@ -165,6 +165,16 @@ func drawTimeline(d *runData, anchor func(i int) string) timeline {
 		s.text("phasename", secs(ph.Start), tlAxis+tlFaults+tlMarks-3, string(ph.Phase), `dx="3"`)
 	}
 
+	// What the cluster did by itself: each master switch (a promotion) as a
+	// solid line across every lane, named at the top.
+	for _, o := range d.In.Observed() {
+		if o.F != history.Failover {
+			continue
+		}
+		s.mark("failover", secs(o.At), tlAxis, height, Seconds(o.At)+": "+o.Text(), "")
+		s.text("failovername", secs(o.At), tlAxis+tlFaults+tlMarks-3, "failover "+o.What, `dx="3"`)
+	}
+
 	// Client faults on their lane: a pause (SIGSTOP) as a hatched band, a
 	// crash (SIGKILL) as a black mark.
 	for _, w := range d.In.Faults {

@@ -2,11 +2,15 @@ package reports
 
 import (
 	"encoding/xml"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/history"
 )
 
 // svgShape is one drawn element of the timeline, read back from its SVG.
@@ -144,4 +148,27 @@ func TestTicksShowOnlyTheLevelThatFitsTheZoom(t *testing.T) {
 	out := s.b.String()
 	require.Equal(t, 31, strings.Count(out, `class="tick"`), "every 0.1s of 3s")
 	require.Equal(t, 27, strings.Count(out, `display="none"`), "only whole seconds show at 100 px/s")
+}
+
+// A promotion the harness saw is drawn across every lane and listed with
+// the faults in report.md.
+func TestTheClustersFailoverIsOnTheTimelineAndInTheReport(t *testing.T) {
+	h := &hist{}
+	h.fault("isolate-primary", "redis-1", 1000, 3000)
+	for _, typ := range []history.Type{history.Invoke, history.OK} {
+		h.op(history.Op{Time: ms(2200), Type: typ, Process: history.NemesisProcess, F: history.Failover, Fault: "cluster", Node: "redis-1 -> redis-4"})
+	}
+	h.acquire(0, "k", "p0.1", 100, 110).release(0, "k", "p0.1", 1500, 1510)
+	dir, r := runDir(t, t.TempDir(), "s", "20260101T000000.000Z", h.sorted(), "safe")
+	require.Len(t, r.Observed, 1)
+	d, err := loadRun(dir, r)
+	require.NoError(t, err)
+	ss := shapes(t, drawTimeline(d, anomalyID).Body)
+	f := byClass(ss, "failover")
+	require.Len(t, f, 1)
+	require.Equal(t, -1, f[0].lane, "across every lane")
+	require.Contains(t, f[0].title, "the cluster promoted: master redis-1 -> redis-4")
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(md), "- isolate-primary(redis-1) from t+1.000s to t+3.000s\n- at t+2.200s the cluster promoted: master redis-1 -> redis-4\n")
 }
