@@ -57,7 +57,8 @@ func TestNeedsOfReadsTopologyClockAndLinks(t *testing.T) {
 
 	need, err = NeedsOf("plan", Params{Steps: []Step{{Fault: "pause-node", Target: "primary"}}})
 	require.NoError(t, err)
-	require.Equal(t, "sentinel", need.Topology, "only Sentinel knows a primary")
+	require.Equal(t, "sentinel|cluster", need.Topology, "only Sentinel and a Redis Cluster know a primary")
+	require.False(t, need.Allows("independent"))
 
 	need, err = NeedsOf("kill-minority", Params{})
 	require.NoError(t, err)
