@@ -85,11 +85,11 @@ func TestEveryNodeAsksForAPasswordAndLockUsersGetNoMoreThanLocksNeed(t *testing.
 	require.NoError(t, c.WaitHealthy(ctx, time.Minute))
 	for _, n := range c.Nodes {
 		admin := n.Client()
-		entries, err := admin.Do(ctx, "ACL", "LOG").Slice()
+		entries, err := admin.ACLLog(ctx, 0).Result()
 		admin.Close()
 		require.NoError(t, err, n.Name)
 		for _, entry := range entries {
-			require.Equal(t, cluster.LockUser, field(entry, "username"), "%s refused %v", n.Name, entry)
+			require.Equal(t, cluster.LockUser, entry.Username, "%s refused %+v", n.Name, *entry)
 		}
 	}
 }
@@ -107,22 +107,4 @@ func rawCommand(t *testing.T, addr, cmd string) string {
 	line, err := bufio.NewReader(conn).ReadString('\n')
 	require.NoError(t, err)
 	return strings.TrimRight(line, "\r\n")
-}
-
-// field reads a field of an ACL LOG entry, a flat list in RESP2 and a map
-// in RESP3.
-func field(entry any, key string) string {
-	switch e := entry.(type) {
-	case map[any]any:
-		v, _ := e[key].(string)
-		return v
-	case []any:
-		for i := 0; i+1 < len(e); i += 2 {
-			if k, _ := e[i].(string); k == key {
-				v, _ := e[i+1].(string)
-				return v
-			}
-		}
-	}
-	return ""
 }

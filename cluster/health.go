@@ -21,6 +21,18 @@ func (c *Cluster) HealAll(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// HealthTimeout is how long a health check after a heal waits for the
+// cluster to agree: a minute, three on a Redis Cluster, whose healed node
+// may keep cluster-bus links that outlived the cut unanswered and answer
+// CLUSTERDOWN for about 50 s, once more than a minute, until TCP retries
+// them (README, "Redis Cluster").
+func (s Spec) HealthTimeout() time.Duration {
+	if s.Topology == RedisCluster {
+		return 3 * time.Minute
+	}
+	return time.Minute
+}
+
 // WaitHealthy waits until every node answers PING and each master group has
 // exactly one master that every replica and Sentinel follows.
 func (c *Cluster) WaitHealthy(ctx context.Context, timeout time.Duration) error {

@@ -146,7 +146,6 @@ type clusterNode struct {
 	flags  string
 	master string // the name of the master it follows, "" for a master
 	epoch  string
-	link   string
 	slots  []string
 }
 
@@ -154,7 +153,6 @@ func (cn clusterNode) isMaster() bool { return strings.Contains(cn.flags, "maste
 
 // clusterView is one node's CLUSTER NODES, by node name.
 type clusterView struct {
-	self  string
 	nodes map[string]clusterNode
 }
 
@@ -193,15 +191,12 @@ func parseClusterNodes(text string) (clusterView, error) {
 		lines = append(lines, f)
 	}
 	for _, f := range lines {
-		cn := clusterNode{name: names[f[0]], flags: f[2], epoch: f[6], link: f[7], slots: f[8:]}
+		cn := clusterNode{name: names[f[0]], flags: f[2], epoch: f[6], slots: f[8:]}
 		if f[3] != "-" {
 			cn.master = names[f[3]]
 			if cn.master == "" {
 				cn.master = f[3]
 			}
-		}
-		if strings.Contains(cn.flags, "myself") {
-			v.self = cn.name
 		}
 		v.nodes[cn.name] = cn
 	}
@@ -337,10 +332,11 @@ func (c *Cluster) Slot(ctx context.Context, key string) (int, error) {
 // must not outvote the rest. The nodes are asked at once, so a frozen one
 // costs one timeout, not one each.
 func (c *Cluster) slotMaster(ctx context.Context) (*Node, error) {
-	return c.slotMasterVia(ctx, func(n *Node) redis.UniversalClient { return n.Client() }, true)
+	return c.slotMasterBy(ctx, (*Node).clusterView)
 }
 
-func (c *Cluster) slotMasterVia(ctx context.Context, client func(*Node) redis.UniversalClient, closeAfter bool) (*Node, error) {
+// slotMasterBy is slotMaster with each node's view read by view.
+func (c *Cluster) slotMasterBy(ctx context.Context, view func(*Node, context.Context) (clusterView, error)) (*Node, error) {
 	if c.Spec.PrimaryKey == "" {
 		return nil, fmt.Errorf("the cluster topology names its primary by a key's slot, and the spec has no primary_key")
 	}
@@ -352,11 +348,7 @@ func (c *Cluster) slotMasterVia(ctx context.Context, client func(*Node) redis.Un
 	answers := make(chan answer, len(nodes))
 	for _, n := range nodes {
 		go func() {
-			rdb := client(n)
-			if closeAfter {
-				defer rdb.Close()
-			}
-			v, err := viewOf(ctx, n.Name, rdb)
+			v, err := view(n, ctx)
 			answers <- answer{v.owner(c.primarySlot), err}
 		}()
 	}
@@ -407,9 +399,11 @@ func (c *Cluster) watchSlotMaster(ctx context.Context, seen func(SentinelEvent))
 		clients[n] = n.Client()
 		defer clients[n].Close()
 	}
+	// The same connections every 200 ms, not new ones each time.
+	view := func(n *Node, ctx context.Context) (clusterView, error) { return viewOf(ctx, n.Name, clients[n]) }
 	last := ""
 	for {
-		if m, err := c.slotMasterVia(ctx, func(n *Node) redis.UniversalClient { return clients[n] }, false); err == nil {
+		if m, err := c.slotMasterBy(ctx, view); err == nil {
 			if last != "" && m.Name != last {
 				seen(SentinelEvent{Sentinel: "cluster", Kind: "+switch-master", From: last, To: m.Name})
 			}

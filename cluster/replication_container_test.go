@@ -25,13 +25,7 @@ func TestMinReplicasToWriteRefusesWritesWithoutReplicas(t *testing.T) {
 	defer rdb.Close()
 	require.NoError(t, rdb.Set(ctx, "before", "1", 0).Err())
 
-	// Cut the replicas off, not the master: Sentinel has nothing to fail
-	// over, and the master stays the one clients write to.
-	for _, n := range c.ByRole(cluster.RoleRedis) {
-		if n != master {
-			require.NoError(t, n.Isolate(ctx))
-		}
-	}
+	clustertest.IsolateReplicas(t, c)
 	var refused error
 	require.Eventually(t, func() bool {
 		refused = rdb.Set(ctx, "during", "1", 0).Err()

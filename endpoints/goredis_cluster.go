@@ -47,13 +47,18 @@ type attempts struct {
 	errs []error
 }
 
-// attemptHook records each attempt the cluster client makes on a node.
-type attemptHook struct{}
+// processOnly passes dials and pipelines through: the hooks below watch
+// single commands only.
+type processOnly struct{}
 
-func (attemptHook) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (attemptHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+func (processOnly) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (processOnly) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return next
 }
+
+// attemptHook records each attempt the cluster client makes on a node.
+type attemptHook struct{ processOnly }
+
 func (attemptHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
@@ -68,12 +73,8 @@ func (attemptHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 
 // retryDoubt turns the outcome of a command that go-redis retried after an
 // attempt that may have run into an error that leaves it unknown.
-type retryDoubt struct{}
+type retryDoubt struct{ processOnly }
 
-func (retryDoubt) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (retryDoubt) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
-}
 func (retryDoubt) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		a := &attempts{}

@@ -265,22 +265,19 @@ func RunsOn(name, topology string) error {
 	return Close(l)
 }
 
-// independentMasters refuses the cluster topology to a lock that spreads
+// IndependentMasters refuses the cluster topology to a lock that spreads
 // one key over several masters (RedLock and its kin): on one Redis Cluster
 // a key lives on its slot's master alone, and every other master answers
 // MOVED, so such a lock over a cluster's masters is a single-master lock
 // with extra steps. Its honest setup is independent masters (or one
 // single-shard cluster per lock server).
-func independentMasters(name string, e endpoints.Endpoints) error {
+func IndependentMasters(name string, e endpoints.Endpoints) error {
 	if e.Topology == endpoints.Cluster {
 		return fmt.Errorf("lock %s needs independent masters: on one Redis Cluster a key lives only on its slot's master "+
 			"(the others answer MOVED), so %s over a cluster's masters would be one master's lock; run it on the independent topology", name, name)
 	}
 	return nil
 }
-
-// IndependentMasters is independentMasters for the adapters.
-func IndependentMasters(name string, e endpoints.Endpoints) error { return independentMasters(name, e) }
 
 // New builds the named lock over e.
 func New(name string, e endpoints.Endpoints, o Options) (Lock, error) {

@@ -28,7 +28,7 @@ func NewMultiLock(e endpoints.Endpoints, o Options) (Lock, error) {
 	if e.Groups() < 1 {
 		return nil, fmt.Errorf("lock multilock needs at least one master")
 	}
-	if err := independentMasters("multilock", e); err != nil {
+	if err := IndependentMasters("multilock", e); err != nil {
 		return nil, err
 	}
 	clients, err := o.Clients(e)

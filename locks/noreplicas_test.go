@@ -36,11 +36,7 @@ func TestNoReplicasIsACertainFailedAcquire(t *testing.T) {
 		held[name] = l
 	}
 
-	for _, n := range c.ByRole(cluster.RoleRedis) {
-		if n != master {
-			require.NoError(t, n.Isolate(ctx))
-		}
-	}
+	clustertest.IsolateReplicas(t, c)
 	require.Eventually(t, func() bool {
 		return locks.NoReplicas(rdb.Set(ctx, "probe", "1", 0).Err())
 	}, 20*time.Second, 100*time.Millisecond, "the master kept taking writes without a replica")

@@ -30,7 +30,7 @@ func NewRedlock(e endpoints.Endpoints, o Options) (Lock, error) {
 	if e.Groups() < 1 {
 		return nil, fmt.Errorf("lock redlock needs at least one master")
 	}
-	if err := independentMasters("redlock", e); err != nil {
+	if err := IndependentMasters("redlock", e); err != nil {
 		return nil, err
 	}
 	o = o.WithDefaults()

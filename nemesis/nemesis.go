@@ -31,7 +31,8 @@ type Env struct {
 	// checks give up on it; heals never do.
 	Halt context.Context
 	// HealthTimeout is how long a health check around a fault waits for
-	// the cluster (0: a minute, as long as the final check after the run).
+	// the cluster (0: as long as the final check after the run,
+	// cluster.Spec.HealthTimeout).
 	HealthTimeout time.Duration
 	// Begin, when set, lets the workload start (and marks the start of
 	// the fault phase); a schedule calls it once the faults that must be

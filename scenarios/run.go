@@ -301,7 +301,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 			runner.Begin()
 		})
 	}
-	env := nemesis.Env{Cluster: cl, Clients: runner, Rec: rec, Rng: rng, TTL: s.TTL, Halt: ctx, Begin: begin, HealthTimeout: s.healthTimeout()}
+	env := nemesis.Env{Cluster: cl, Clients: runner, Rec: rec, Rng: rng, TTL: s.TTL, Halt: ctx, Begin: begin}
 	if s.Nemesis != "none" {
 		nemesis.CheckBefore(env, s.Nemesis) // before the workload, so it cannot race what the schedule waits for
 	}
@@ -355,10 +355,10 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	// Every run ends healed and checked, so a broken cluster is never
 	// mistaken for a result.
 	logf("%s: workload done; healing every fault and checking the cluster's health", s.Name)
-	healCtx, cancel := context.WithTimeout(ctx, s.healthTimeout()+30*time.Second)
+	healCtx, cancel := context.WithTimeout(ctx, s.Cluster.HealthTimeout()+30*time.Second)
 	defer cancel()
 	health := "ok"
-	if err := errors.Join(cl.HealAll(healCtx), cl.WaitHealthy(healCtx, s.healthTimeout())); err != nil {
+	if err := errors.Join(cl.HealAll(healCtx), cl.WaitHealthy(healCtx, s.Cluster.HealthTimeout())); err != nil {
 		health = err.Error()
 	}
 	if ctx.Err() != nil {

@@ -89,18 +89,6 @@ func (s Scenario) settle() time.Duration {
 	return max(2*s.TTL, time.Second)
 }
 
-// healthTimeout is how long a health check waits for the cluster to agree
-// after a heal: a minute, three on a Redis Cluster, whose healed node may
-// keep cluster-bus links that outlived the cut unanswered and answer
-// CLUSTERDOWN for about 50 s, more than a minute once, until TCP retries
-// them (README, "Redis Cluster").
-func (s Scenario) healthTimeout() time.Duration {
-	if s.Cluster.Topology == cluster.RedisCluster {
-		return 3 * time.Minute
-	}
-	return time.Minute
-}
-
 // Length is about how long a run of the scenario takes, for running the
 // longest of a suite first: its cluster's start, the fault phase, the
 // settle, and the convergence of a topology that fails over.

@@ -132,3 +132,20 @@ func logTails(t testing.TB, c *cluster.Cluster) {
 		t.Logf("last lines of %s's log:\n%s", n.Name, strings.Join(lines[max(0, len(lines)-25):], "\n"))
 	}
 }
+
+// IsolateReplicas cuts every replica of the master off from it (and from
+// the Sentinels), not the master: there is nothing to fail over, and the
+// master stays the node clients write to. c.HealAll undoes it.
+func IsolateReplicas(t testing.TB, c *cluster.Cluster) {
+	t.Helper()
+	ctx := context.Background()
+	rs, err := c.Replicas(ctx)
+	if err != nil {
+		t.Fatalf("find the replicas: %v", err)
+	}
+	for _, n := range rs {
+		if err := n.Isolate(ctx); err != nil {
+			t.Fatalf("isolate %s: %v", n.Name, err)
+		}
+	}
+}
