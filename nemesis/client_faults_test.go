@@ -37,7 +37,7 @@ func faultRunShaped(t *testing.T, spec cluster.Spec, w, lock, name string, p nem
 	ttl := 500 * time.Millisecond
 	cfg := workloads.Config{
 		Clients: 3, Keys: []string{"k"}, TTL: ttl, HoldMin: 20 * time.Millisecond, HoldMax: 60 * time.Millisecond,
-		Pause: 5 * time.Millisecond, Seed: 1, Lock: lock, Endpoints: c.Endpoints(), Driver: clienttest.Command(), Rec: rec,
+		Pause: 5 * time.Millisecond, Seed: 1, Lock: lock, Endpoints: c.Endpoints(), SlotEndpoints: c.EndpointsFor, Driver: clienttest.Command(), Rec: rec,
 	}
 	if shape != nil {
 		shape(&cfg)

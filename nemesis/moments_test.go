@@ -101,6 +101,82 @@ func kinds(as []checker.Anomaly) []string {
 	return out
 }
 
+// A step aimed at a grant under its fault strikes before any client asks,
+// then keeps the key for its client until that client's grant, which comes
+// while the fault is in effect; then every client may ask.
+func TestAStepAimedAtAGrantUnderItsFaultGetsIt(t *testing.T) {
+	spec := cluster.Spec{Topology: cluster.Independent, Masters: 1, LinkFaults: true}
+	p := nemesis.Params{Steps: []nemesis.Step{
+		{Fault: "link-delay", Target: "link:1:redis-1", By: 100 * time.Millisecond, WaitKey: "k", WaitSlot: 1, Under: true},
+	}}
+	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", p, 3*time.Second, nil)
+	require.Len(t, ws, 1)
+	require.Empty(t, missedSteps(ops))
+	struck := okAt(ops, func(op history.Op) bool { return op.F == history.FaultStart })
+	var first history.Op
+	for _, op := range ops {
+		if op.F == history.Acquire && op.Type == history.OK {
+			first = op
+			break
+		}
+	}
+	require.NotZero(t, first.Time, "a grant came")
+	require.Greater(t, first.Time, struck, "the grant came under the fault")
+	slot1 := first.Process
+	others := 0
+	for _, op := range ops {
+		if op.F != history.Acquire || op.Type != history.Invoke {
+			continue
+		}
+		require.Greater(t, op.Time, struck, "no client asks before the fault struck: %+v", op)
+		if op.Time < first.Time {
+			require.Equal(t, slot1, op.Process, "only the aimed client asks until its grant: %+v", op)
+		} else if op.Process != slot1 {
+			others++
+		}
+	}
+	require.Positive(t, others, "the other clients ask once the aimed grant came")
+	r := checker.Check(ops, checker.Options{})
+	require.NotContains(t, kinds(r.Anomalies), checker.KindPrecondition, r.Reason)
+}
+
+// A step that takes its client's acquire in any outcome (Asked) is
+// staged by an acquire that failed under the fault: a lock that must
+// refuse is tested when its client asked for a free key.
+func TestAStepAimedAtAnAcquireUnderItsFaultTakesARefusal(t *testing.T) {
+	spec := cluster.Spec{Topology: cluster.Independent, Masters: 1, LinkFaults: true}
+	p := nemesis.Params{Steps: []nemesis.Step{
+		{Fault: "link-cut", Target: "link:1:redis-1", WaitKey: "k", WaitSlot: 1, Under: true, Asked: true},
+	}}
+	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", p, 4*time.Second, nil)
+	require.Len(t, ws, 1)
+	require.Empty(t, missedSteps(ops), "the failed acquire staged the step")
+	var first history.Op
+	for _, op := range ops {
+		if op.F == history.Acquire && op.Type != history.Invoke {
+			first = op
+			break
+		}
+	}
+	require.NotEqual(t, history.OK, first.Type, "the first acquire to end was the cut-off client's, and it failed: %+v", first)
+}
+
+// A grant aimed at under a fault that heals first never comes under it:
+// the step is missed and the run unknown.
+func TestAGrantUnderAFaultThatHealedFirstIsMissed(t *testing.T) {
+	spec := cluster.Spec{Topology: cluster.Independent, Masters: 1}
+	p := nemesis.Params{Steps: []nemesis.Step{
+		{Fault: "pause-node", Target: "node:redis-1", For: 100 * time.Millisecond, WaitKey: "never", WaitSlot: 0, Under: true},
+	}}
+	ops, _ := faultRun(t, spec, "mutex", "simple", "plan", p, 3*time.Second, nil)
+	missed := missedSteps(ops)
+	require.Len(t, missed, 1)
+	require.Equal(t, "step 1: pause-node on node:redis-1, then client 0's grant of never under it", missed[0].Node)
+	require.Contains(t, missed[0].Error, "never came while the fault was in effect")
+	r := checker.Check(ops, checker.Options{})
+	require.Equal(t, checker.Unknown, r.Verdict, r.Reason)
+}
+
 // A plan of opening steps only (a fault for the whole run) lets the
 // clients begin as soon as they struck, not when they heal.
 func TestAPlanOfOpeningStepsOnlyLetsTheWorkloadBegin(t *testing.T) {

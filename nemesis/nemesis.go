@@ -179,6 +179,9 @@ type window struct {
 	// healKey and healLease name the grant a fault's heal was aimed at
 	// (Step.Handoff), on its fault-end.
 	healKey, healLease string
+	// beforeHeal, when set, is called as the heal begins: a grant awaited
+	// under the fault no longer can be (Step.Under).
+	beforeHeal func()
 	// aim, for a fault struck inside a client's operation, says which and
 	// how it landed on the window's ops (history.InOp).
 	aim *aimed

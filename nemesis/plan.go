@@ -37,6 +37,17 @@ type Step struct {
 	// event the fault is aimed at.
 	WaitKey  string `json:"wait_key,omitempty"`
 	WaitSlot int    `json:"wait_slot,omitempty"`
+	// Under aims the step at a grant made while its fault is in effect
+	// (a late reply, a lease taken on a partial majority): the step strikes
+	// first, then admits only WaitSlot to WaitKey, and the key opens to
+	// everyone at that grant. A grant that has not come when the fault
+	// heals or the fault phase ends makes the step missed.
+	Under bool `json:"under,omitempty"`
+	// Asked, with Under, takes that client's acquire in any outcome (a
+	// refusal, an error): a lock that must refuse under the fault is
+	// tested only if its client asked for a free key while it was in
+	// effect.
+	Asked bool `json:"asked,omitempty"`
 	// After is how long after the previous step struck (and the wait) this
 	// one strikes.
 	After time.Duration `json:"after,omitempty"`
@@ -102,6 +113,12 @@ func (s Step) validate() error {
 	if s.Handoff && (s.Key == "" || (kind != "client" && kind != "holder") || (s.For == 0 && s.TTLs == 0)) {
 		return fmt.Errorf("fault %s: a handoff needs a client target, a key and a length (for or ttls)", s.Fault)
 	}
+	if s.Under && (s.WaitKey == "" || kind == "client" || kind == "holder" || s.Handoff || s.Failover) {
+		return fmt.Errorf("fault %s: a grant under the fault needs a wait key and a node or link target, and takes no handoff or failover", s.Fault)
+	}
+	if s.Asked && !s.Under {
+		return fmt.Errorf("fault %s: asked takes an acquire under the fault, and needs under", s.Fault)
+	}
 	if s.Failover && (kind == "client" || kind == "holder" || kind == "link" || (s.For == 0 && s.TTLs == 0)) {
 		return fmt.Errorf("fault %s: waiting for a failover needs a node target and a length (for or ttls)", s.Fault)
 	}
@@ -155,14 +172,19 @@ func (s Step) hold(ttl time.Duration) time.Duration {
 }
 
 // opening is how many steps at the head of the plan strike before the
-// workload's first acquire: those with no wait and no client to find.
+// workload's first acquire: those with no wait and no client to find. A
+// step aimed at a grant under its fault ends the opening: the workload
+// begins once it struck, to make that grant.
 func (n *Plan) opening() int {
 	k := 0
 	for _, s := range n.Steps {
-		if s.After != 0 || s.WaitKey != "" || s.onClient() {
+		if s.After != 0 || (s.WaitKey != "" && !s.Under) || s.onClient() {
 			break
 		}
 		k++
+		if s.Under {
+			break
+		}
 	}
 	return k
 }
@@ -177,8 +199,9 @@ func (s Step) onClient() bool {
 	return kind == "client" || kind == "holder"
 }
 
-// reserves reports a step that waits for one client slot's grant.
-func (s Step) reserves() bool { return s.WaitKey != "" && s.WaitSlot != AnySlot }
+// reserves reports a step that waits for one client slot's grant, or for
+// a grant under its fault: its key stays closed until the step's turn.
+func (s Step) reserves() bool { return s.WaitKey != "" && (s.WaitSlot != AnySlot || s.Under) }
 
 // describe names step i for the history and for people: its fault, its
 // target and its moment.
@@ -191,7 +214,12 @@ func (s Step) describe(i int) string {
 	if s.Key != "" && strings.HasPrefix(target, "holder") {
 		d += " (key " + s.Key + ")"
 	}
-	if s.WaitKey != "" {
+	switch {
+	case s.Under && s.Asked:
+		d += fmt.Sprintf(", then client %d's acquire of %s under it", s.WaitSlot, s.WaitKey)
+	case s.Under:
+		d += ", then " + s.moment() + " under it"
+	case s.WaitKey != "":
 		d += " at " + s.moment()
 	}
 	if s.Point != "" {
@@ -302,10 +330,10 @@ func recordMissed(env Env, i int, s Step, why string) {
 // The error is a fault that could not be struck.
 func (n *Plan) step(ctx context.Context, env Env, i int, s Step, last bool, wg *sync.WaitGroup, errs chan<- error) error {
 	var aim *workloads.Caught
-	if s.WaitKey != "" {
-		if env.Clients == nil {
-			return fmt.Errorf("%s waits for a grant, and the run has no clients", s.describe(i))
-		}
+	if s.WaitKey != "" && env.Clients == nil {
+		return fmt.Errorf("%s waits for a grant, and the run has no clients", s.describe(i))
+	}
+	if s.WaitKey != "" && !s.Under {
 		if s.reserves() {
 			env.Clients.Admit(s.WaitKey, s.WaitSlot)
 			defer env.Clients.Open(s.WaitKey)
@@ -366,6 +394,13 @@ func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, ai
 		return fmt.Errorf("fault %s: %w", s.Fault, err)
 	}
 	w := &window{rec: env.Rec, fault: s.Fault, node: t.Name}
+	under := ctx // ends when the fault heals, for a grant under it
+	if s.Under {
+		var cancel context.CancelFunc
+		under, cancel = context.WithCancel(ctx)
+		defer cancel()
+		w.beforeHeal = cancel
+	}
 	if s.By != 0 {
 		w.node = fmt.Sprintf("%s by %s", t.Name, s.By) // the size is part of what was done
 	}
@@ -378,8 +413,32 @@ func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, ai
 	case t.held != nil:
 		w.key, w.lease = s.Key, t.held.Lease
 	}
-	_, err = n.inflict(ctx, env, i, s, last, e, t, w, wg, errs)
-	return err
+	if _, err = n.inflict(ctx, env, i, s, last, e, t, w, wg, errs); err != nil || !s.Under {
+		return err
+	}
+	n.grantUnder(under, env, i, s)
+	return nil
+}
+
+// grantUnder lets the workload begin (step i may end the opening), admits
+// only step i's client to its key, and waits for that grant (any outcome
+// of its acquire, with Asked) while the fault is in effect (under ends
+// when it heals); the key then opens to everyone. A grant that never came
+// is a missed moment.
+func (n *Plan) grantUnder(under context.Context, env Env, i int, s Step) {
+	env.begin()
+	env.Clients.Admit(s.WaitKey, s.WaitSlot)
+	defer env.Clients.Open(s.WaitKey)
+	c, err := env.Clients.Catch(under, workloads.Moment{Key: s.WaitKey, Slot: s.WaitSlot, Asked: s.Asked})
+	if err != nil {
+		what := s.moment()
+		if s.Asked {
+			what = fmt.Sprintf("client %d's acquire of %s", s.WaitSlot, s.WaitKey)
+		}
+		recordMissed(env, i, s, what+" never came while the fault was in effect")
+		return
+	}
+	c.Let()
 }
 
 // inflict injects step i's fault e on t as window w and leaves its heal, after
@@ -428,6 +487,9 @@ func (n *Plan) inflict(ctx context.Context, env Env, i int, s Step, last bool, e
 		}
 		if n.healBegins(ctx) {
 			env.Rec.Mark(history.PhaseHeal)
+		}
+		if w.beforeHeal != nil {
+			w.beforeHeal()
 		}
 		if err := w.step(history.FaultEnd, heal); err != nil {
 			errs <- err

@@ -75,6 +75,8 @@ func TestPlanStepsAreCheckedBeforeAnyContainer(t *testing.T) {
 		{nemesis.Step{Fault: "kill", Target: "rack:2"}, `bad target "rack:2"`},
 		{nemesis.Step{Fault: "link-cut", Target: "link:x:redis-1"}, `bad target "link:x:redis-1"`},
 		{nemesis.Step{Fault: "kill", For: -time.Second}, "negative"},
+		{nemesis.Step{Fault: "link-delay", Target: "link:0:redis-1", Under: true}, "a grant under the fault needs a wait key"},
+		{nemesis.Step{Fault: "pause-client", Target: "client:0", WaitKey: "k", Under: true}, "a node or link target"},
 	} {
 		_, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{tc.step}})
 		require.ErrorContains(t, err, tc.want)

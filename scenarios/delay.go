@@ -49,22 +49,36 @@ func init() {
 		s.HoldMin, s.HoldMax = 30*time.Millisecond, 80*time.Millisecond
 		return s
 	}
-	register(careful(delayed(Scenario{
+	// Late replies test a lock only when A asks for a free key: so that
+	// this is not left to how B's holds fall, k0 is A's alone from the
+	// delay's strike until A's first acquire has ended (bsm: until A is
+	// granted it), and B asks for it at once.
+	late := func(s Scenario) Scenario {
+		st := &s.Fault.Steps[0]
+		st.WaitKey, st.WaitSlot, st.Under, st.Asked = "k0", 0, true, s.Expect == Safe
+		s.Precondition = "every reply to client A is late from its first request on, and A asks for k0 under the delay " +
+			"while nobody else holds it"
+		if s.Expect == Unsafe {
+			s.Precondition += ", and is granted it"
+		}
+		return s
+	}
+	register(late(careful(delayed(Scenario{
 		Name: "delay-redlock",
 		Description: "RedLock on five masters; every reply to client A comes 400 ms late, after its 300 ms lease expired: " +
 			"each node's call is bounded at TTL/20, so late replies count as refusals and A never gets a lease that ran out",
 		Expect: Safe, Lock: "redlock", CI: true,
-	}, 5)))
-	register(careful(delayed(Scenario{
+	}, 5))))
+	register(late(careful(delayed(Scenario{
 		Name: "delay-redsync",
 		Description: "the same late replies with go-redsync/redsync v4 on five masters: its per-node timeout (TTL x 0.05) " +
 			"turns them into errors, and A's acquires end unknown rather than late",
 		Expect: Safe, Lock: "redsync", CI: true,
-	}, 5)))
-	register(delayed(Scenario{
+	}, 5))))
+	register(late(delayed(Scenario{
 		Name: "delay-bsm",
 		Description: "the same late replies with bsm/redislock on one master: it hands back a lease whose TTL ran out " +
 			"before its OK arrived, and A works beside the client that took the expired key",
 		Expect: Unsafe, Lock: "bsm", CI: true,
-	}, 1))
+	}, 1)))
 }

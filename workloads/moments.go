@@ -14,6 +14,9 @@ type Moment struct {
 	Key  string
 	On   history.F // history.Acquire (the default) or history.Read
 	Slot int
+	// Asked takes an acquire of Key that ended in any outcome (a refusal,
+	// an error): the moment is that the client asked, not that it got.
+	Asked bool
 }
 
 // Caught is a client held at a moment: its session has recorded the event
@@ -79,20 +82,24 @@ func (r *Runner) Catch(ctx context.Context, m Moment) (*Caught, error) {
 // reach tells waiting faults that the session's client completed f on l
 // ok, and holds it there until every fault that caught it lets it go (or
 // the run is interrupted).
-func (s *Session) reach(f history.F, l *Lease) {
+func (s *Session) reach(f history.F, l *Lease) { s.reachAs(f, l.Key, l.ID, true) }
+
+// reachAs is reach for the operation of key under lease id, whatever its
+// outcome: only a moment that takes any (Moment.Asked) sees one not ok.
+func (s *Session) reachAs(f history.F, key, id string, ok bool) {
 	r := s.r
 	s.mu.Lock()
-	id, proc := s.process, s.proc
+	process, proc := s.process, s.proc
 	s.mu.Unlock()
 	var held []*Caught
 	r.mu.Lock()
 	keep := r.catches[:0]
 	for _, c := range r.catches {
-		if c.m.On != f || c.m.Key != l.Key || (c.m.Slot != AnySlot && c.m.Slot != s.slot) {
+		if c.m.On != f || c.m.Key != key || (c.m.Slot != AnySlot && c.m.Slot != s.slot) || (!ok && !c.m.Asked) {
 			keep = append(keep, c)
 			continue
 		}
-		caught := &Caught{Slot: s.slot, Process: id, Proc: proc, Lease: l.ID, let: make(chan struct{})}
+		caught := &Caught{Slot: s.slot, Process: process, Proc: proc, Lease: id, let: make(chan struct{})}
 		c.got <- caught
 		held = append(held, caught)
 	}

@@ -315,6 +315,9 @@ func (s *Session) acquireAs(key string, nested bool) (*Lease, error) {
 			op.Deadline = max(s.r.cfg.Rec.FromMono(rep.DeadlineMonoNS), 0)
 		}
 	})
+	if err == nil && t != history.OK {
+		s.reachAs(history.Acquire, key, id, false)
+	}
 	if err != nil || t != history.OK {
 		return nil, err
 	}
