@@ -69,6 +69,10 @@ type Step struct {
 	Strikes int `json:"strikes,omitempty"`
 }
 
+// Validate rejects a step no plan can run (a scenario file's, say),
+// before any container starts.
+func (s Step) Validate() error { return s.validate() }
+
 func (s Step) validate() error {
 	e, err := lookupFault(s.Fault)
 	if err != nil {

@@ -22,11 +22,9 @@ import (
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
 
-// Limits on what one run may ask of a 2-core machine: each client is an OS
-// process, and a run holds its whole history in memory.
 const (
-	maxClients = 256
-	maxTime    = time.Hour
+	maxClients = scenarios.MaxClients
+	maxTime    = scenarios.MaxTime
 )
 
 type runFlags struct {
