@@ -25,7 +25,9 @@ var indexMu sync.Mutex
 // indexPage is what templates/index.html shows.
 type indexPage struct {
 	Runs       []indexRow
-	Pass, Fail int
+	// Unjudged counts runs of a lock nobody has judged under their
+	// failure: neither passes nor failures.
+	Pass, Fail, Unjudged int
 	// Unfinished counts run directories without results.json (a run
 	// interrupted or still going); Unreadable names those whose
 	// results.json could not be read.
@@ -92,10 +94,13 @@ func scanStore(root string) (indexPage, error) {
 			_, herr := os.Stat(filepath.Join(dir, HTMLFile))
 			page.Runs = append(page.Runs, indexRow{R: r, Path: filepath.ToSlash(rel), Time: when.Format("2006-01-02 15:04:05"),
 				Damage: Damage(r), HTML: herr == nil, when: when})
-			if r.Matches {
+			switch r.Outcome() {
+			case "PASS":
 				page.Pass++
-			} else {
+			case "FAIL":
 				page.Fail++
+			default:
+				page.Unjudged++
 			}
 		}
 	}

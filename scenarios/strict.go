@@ -74,7 +74,7 @@ func normalize(raw any, t reflect.Type, path, name string) (any, error) {
 				}
 			}
 			if !ok {
-				return nil, at("unknown field %q (known: %s)", key, strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
+				return nil, fmt.Errorf("%s: unknown field (known here: %s)", join(path, key), strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
 			}
 			nv, err := normalize(val, f.Type, join(path, key), key)
 			if err != nil {

@@ -6,6 +6,7 @@
 //	deadbolt workloads
 //	deadbolt faults
 //	deadbolt run NAME [--seed N] [--time D] [--clients N] [--lock NAME] [--workload NAME] [--store DIR]
+//	deadbolt run --file FILE [flags]
 //	deadbolt scenario [NAME...] [--seed N] [--store DIR] [--junit FILE]
 //	deadbolt check RUN_DIR
 //	deadbolt report RUN_DIR
@@ -58,6 +59,7 @@ const usage = `usage:
   deadbolt workloads                 workloads selectable with --workload, one a line
   deadbolt faults                    the fault catalogue: every fault with its default target
   deadbolt run NAME [flags]          run one scenario
+  deadbolt run --file FILE [flags]   run a scenario file (a stored run's scenario.json replays it, seed included)
   deadbolt scenario [NAME...] [flags] run a suite (default: the CI suite) and compare
   deadbolt conformance --driver CMD [--lock NAME]  check a driver against docs/driver-protocol.md
   deadbolt check RUN_DIR             re-check a stored history
