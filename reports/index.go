@@ -24,7 +24,7 @@ var indexMu sync.Mutex
 
 // indexPage is what templates/index.html shows.
 type indexPage struct {
-	Runs       []indexRow
+	Runs []indexRow
 	// Unjudged counts runs of a lock nobody has judged under their
 	// failure: neither passes nor failures.
 	Pass, Fail, Unjudged int
