@@ -110,6 +110,11 @@ func WriteJUnit(w io.Writer, runs []SuiteRun, started time.Time, took time.Durat
 		}
 		suite.Cases = append(suite.Cases, c)
 	}
+	return encodeJUnit(w, suite)
+}
+
+// encodeJUnit writes one suite as a JUnit document.
+func encodeJUnit(w io.Writer, suite junitSuite) error {
 	doc := junitSuites{Name: suite.Name, Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors, Time: suite.Time, Suites: []junitSuite{suite}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err

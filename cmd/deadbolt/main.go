@@ -7,9 +7,10 @@
 //	deadbolt faults
 //	deadbolt run NAME [--seed N] [--time D] [--clients N] [--lock NAME] [--workload NAME] [--store DIR]
 //	deadbolt run --file FILE [flags]
-//	deadbolt scenario [NAME...] [--seed N] [--store DIR] [--junit FILE]
+//	deadbolt scenario [NAME...] [--seed N] [--store DIR] [--junit FILE] [--shard I/N]
 //	deadbolt check RUN_DIR
 //	deadbolt report RUN_DIR
+//	deadbolt report --merge --out DIR STORE...
 //	deadbolt client                 (started by the harness: one lock user)
 //	deadbolt bench [--strict] [FILE...]
 //
@@ -64,6 +65,7 @@ const usage = `usage:
   deadbolt conformance --driver CMD [--lock NAME]  check a driver against docs/driver-protocol.md
   deadbolt check RUN_DIR             re-check a stored history
   deadbolt report RUN_DIR            re-render a stored run's report.md, report.html and the store's index.html
+  deadbolt report --merge --out DIR STORE...  join shards' stores: one index.html, one junit.xml
   deadbolt client                    a lock user process, started by the harness (docs/driver-protocol.md)
   deadbolt bench [--strict] [FILE...] table of lock benchmarks from go test -bench output (stdin)
 `
