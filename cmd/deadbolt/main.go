@@ -8,6 +8,7 @@
 //	deadbolt run NAME [--seed N] [--time D] [--clients N] [--lock NAME] [--workload NAME] [--store DIR]
 //	deadbolt run --file FILE [flags]
 //	deadbolt scenario [NAME...] [--seed N] [--store DIR] [--junit FILE] [--shard I/N]
+//	deadbolt matrix [--locks L,...] [--faults F,...] [--seeds N] [--seed N] [--parallel N] [--store DIR] [--junit FILE]
 //	deadbolt check RUN_DIR
 //	deadbolt report RUN_DIR
 //	deadbolt report --merge --out DIR STORE...
@@ -62,6 +63,7 @@ const usage = `usage:
   deadbolt run NAME [flags]          run one scenario
   deadbolt run --file FILE [flags]   run a scenario file (a stored run's scenario.json replays it, seed included)
   deadbolt scenario [NAME...] [flags] run a suite (default: the CI suite) and compare
+  deadbolt matrix [--locks L1,L2] [--faults F1,F2] [--seeds N] [flags]  every lock under every failure: matrix.md, matrix.html
   deadbolt conformance --driver CMD [--lock NAME]  check a driver against docs/driver-protocol.md
   deadbolt check RUN_DIR             re-check a stored history
   deadbolt report RUN_DIR            re-render a stored run's report.md, report.html and the store's index.html
@@ -134,6 +136,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "scenario":
 		return cmdScenario(ctx, args[1:], stdout, stderr)
+	case "matrix":
+		return cmdMatrix(ctx, args[1:], stdout, stderr)
 	case "check":
 		return cmdCheck(ctx, args[1:], stdout)
 	case "conformance":

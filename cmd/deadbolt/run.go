@@ -344,6 +344,11 @@ const maxParallel = 8
 // runSuite runs the scenarios, parallel at a time, and returns their
 // results in suite order. Each run has its own cluster, networks and seed.
 func runSuite(ctx context.Context, suite []scenarios.Scenario, parallel int, o scenarios.RunOptions) ([]*reports.Results, []error) {
+	return runSeeded(ctx, suite, nil, parallel, o)
+}
+
+// runSeeded is runSuite with run i's seed seeds[i] (nil: o's for all).
+func runSeeded(ctx context.Context, suite []scenarios.Scenario, seeds []uint64, parallel int, o scenarios.RunOptions) ([]*reports.Results, []error) {
 	results := make([]*reports.Results, len(suite))
 	errs := make([]error, len(suite))
 	slots := make(chan struct{}, parallel)
@@ -365,6 +370,10 @@ func runSuite(ctx context.Context, suite []scenarios.Scenario, parallel int, o s
 		}
 		wg.Go(func() {
 			defer func() { <-slots }()
+			o := o
+			if seeds != nil {
+				o.Seed = seeds[i]
+			}
 			results[i], errs[i] = sc.Run(ctx, o)
 		})
 	}
