@@ -369,7 +369,7 @@ func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, ai
 		}
 		return fmt.Errorf("fault %s: %w", s.Fault, err)
 	}
-	w := &window{rec: env.Rec, fault: s.Fault, node: t.Name}
+	w := &window{rec: env.Rec, fault: s.Fault, node: t.Name, target: t.Selector()}
 	if s.By != 0 {
 		w.node = fmt.Sprintf("%s by %s", t.Name, s.By) // the size is part of what was done
 	}
