@@ -13,7 +13,7 @@ export DEADBOLT_REDIS_IMAGE
 # SEED fixes scenario-stress's seed; read from the environment too.
 export SEED
 
-.PHONY: all image build test scenario scenario-stress stress-deps redispy-deps bench vet clean test-deps
+.PHONY: all image build test scenario matrix scenario-stress stress-deps redispy-deps bench vet clean test-deps
 
 all: build
 
@@ -60,6 +60,13 @@ test: image vet test-deps redispy-deps
 # and every verdict was measured four at a time beside two CPU hogs.
 scenario: image build redispy-deps
 	$(BIN) scenario --parallel 3 --junit store/junit.xml
+
+# The lock x failure matrix of the Redlock debate: every lock of the debate
+# under every failure, three seeds a cell; store/matrix.html and
+# store/matrix.md are the table, store/junit-matrix.xml one case a run.
+# MATRIX_FLAGS adds flags (e.g. --locks simple,redlock --seed 1).
+matrix: image build redispy-deps
+	$(BIN) matrix --seeds 3 --parallel 3 --junit store/junit-matrix.xml $(MATRIX_FLAGS)
 
 # The CI suite as a loaded machine runs it: two CPU hogs (Debian's
 # stress-ng, installed when missing) on the 2 cores, four scenarios at a

@@ -145,6 +145,10 @@ type Op struct {
 	Fault   string `json:"fault,omitempty"`
 	FaultID string `json:"fault_id,omitempty"`
 	Node    string `json:"node,omitempty"`
+	// Target, on a fault-start, is the selector of what the fault struck,
+	// made concrete (node:redis-3, client:1, link:0:redis-4,redis-5): a
+	// plan step that names it strikes the same again (deadbolt shrink).
+	Target string `json:"target,omitempty"`
 	// Phase names the phase a phase mark starts.
 	Phase Phase  `json:"phase,omitempty"`
 	Error string `json:"error,omitempty"`

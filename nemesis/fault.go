@@ -56,6 +56,20 @@ func (t Target) let() {
 	}
 }
 
+// Selector is the target as a concrete selector: the nodes, the client
+// slot, or the slot's links to the nodes.
+func (t Target) Selector() string {
+	switch {
+	case t.Process != nil:
+		return fmt.Sprintf("client:%d", t.Slot)
+	case len(t.Nodes) > 0 && strings.HasPrefix(t.Name, "client "):
+		return fmt.Sprintf("link:%d:%s", t.Slot, t.nodeNames())
+	case len(t.Nodes) > 0:
+		return "node:" + t.nodeNames()
+	}
+	return ""
+}
+
 func (t Target) nodeNames() string {
 	var names []string
 	for _, n := range t.Nodes {

@@ -182,6 +182,8 @@ type window struct {
 	// beforeHeal, when set, is called as the heal begins: a grant awaited
 	// under the fault no longer can be (Step.Under).
 	beforeHeal func()
+	// target is the concrete selector struck, recorded on the fault-start.
+	target string
 	// aim, for a fault struck inside a client's operation, says which and
 	// how it landed on the window's ops (history.InOp).
 	aim *aimed
@@ -191,7 +193,7 @@ func (w *window) step(f history.F, act func(context.Context) error) error {
 	inv := history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: f, Fault: w.fault, FaultID: w.id, Node: w.node}
 	switch f {
 	case history.FaultStart:
-		inv.Key, inv.Lease = w.key, w.lease
+		inv.Key, inv.Lease, inv.Target = w.key, w.lease, w.target
 	case history.FaultEnd:
 		inv.Key, inv.Lease = w.healKey, w.healLease
 	}
@@ -204,7 +206,7 @@ func (w *window) step(f history.F, act func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	err := act(ctx)
-	done := history.Op{Type: history.OK, Process: history.NemesisProcess, F: f, Fault: w.fault, FaultID: w.id, Node: w.node, Key: inv.Key, Lease: inv.Lease}
+	done := history.Op{Type: history.OK, Process: history.NemesisProcess, F: f, Fault: w.fault, FaultID: w.id, Node: w.node, Key: inv.Key, Lease: inv.Lease, Target: inv.Target}
 	if err != nil {
 		done.Type, done.Error = history.Info, err.Error()
 	}

@@ -80,6 +80,10 @@ type Step struct {
 	Strikes int `json:"strikes,omitempty"`
 }
 
+// Validate rejects a step no plan can run (a scenario file's, say),
+// before any container starts.
+func (s Step) Validate() error { return s.validate() }
+
 func (s Step) validate() error {
 	e, err := lookupFault(s.Fault)
 	if err != nil {
@@ -393,7 +397,7 @@ func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, ai
 		}
 		return fmt.Errorf("fault %s: %w", s.Fault, err)
 	}
-	w := &window{rec: env.Rec, fault: s.Fault, node: t.Name}
+	w := &window{rec: env.Rec, fault: s.Fault, node: t.Name, target: t.Selector()}
 	under := ctx // ends when the fault heals, for a grant under it
 	if s.Under {
 		var cancel context.CancelFunc

@@ -84,7 +84,7 @@ func (n *Plan) series(ctx context.Context, env Env, i int, s Step, last bool, f 
 		a := &aimed{sending: req, kill: f.crash, delay: when.next(req.Latency)}
 		t := Target{Process: req.Proc, Slot: req.Slot, aim: a,
 			Name: fmt.Sprintf("%s in its %s of %s, %s after the request (latency %s)", processName(req.Process), req.Op, req.Lease, a.delay.Round(time.Microsecond), req.Latency.Round(time.Microsecond))}
-		w := &window{rec: env.Rec, fault: s.Fault, node: t.Name, key: req.Key, lease: req.Lease, aim: a}
+		w := &window{rec: env.Rec, fault: s.Fault, node: t.Name, target: t.Selector(), key: req.Key, lease: req.Lease, aim: a}
 		healed, err := n.inflict(ctx, env, i, s, false, e, t, w, wg, errs)
 		if gate {
 			env.Clients.Open(aim.Key)

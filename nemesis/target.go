@@ -26,8 +26,10 @@ import (
 // SelectorHelp lists the target selectors.
 var SelectorHelp = "primary, replica, sentinel, minority, majority, node:NAMES, client:SLOT, holder, link:SLOT:NAMES (SLOT may be *, NAMES of a link minority or majority)"
 
-// checkSelector rejects a selector that can never resolve, before any
-// container starts.
+// CheckSelector rejects a selector that can never resolve, before any
+// container starts: a scenario file's target, say.
+func CheckSelector(sel string) error { return checkSelector(sel) }
+
 func checkSelector(sel string) error {
 	kind, arg, _ := strings.Cut(sel, ":")
 	switch kind {

@@ -77,10 +77,7 @@ func WriteHTML(dir string, r *Results) error {
 
 func renderRun(d *runData, dir string) ([]byte, error) {
 	r := d.Results
-	p := runPage{R: r, Outcome: "matches", Damage: Damage(r), NoGrant: NoGrant(r), Strikes: Strikes(r), Lanes: len(d.Lanes)}
-	if !r.Matches {
-		p.Outcome = "does NOT match"
-	}
+	p := runPage{R: r, Outcome: outcomeWords(r), Damage: Damage(r), NoGrant: NoGrant(r), Strikes: Strikes(r), Lanes: len(d.Lanes)}
 	for n, a := range r.Anomalies {
 		p.Anomalies = append(p.Anomalies, anomalyRow{ID: anomalyID(n), Kind: a.Kind, Key: a.Key, Text: a.Text, At: a.At, AtS: secs(a.At)})
 	}

@@ -24,8 +24,10 @@ var indexMu sync.Mutex
 
 // indexPage is what templates/index.html shows.
 type indexPage struct {
-	Runs       []indexRow
-	Pass, Fail int
+	Runs []indexRow
+	// Unjudged counts runs of a lock nobody has judged under their
+	// failure: neither passes nor failures.
+	Pass, Fail, Unjudged int
 	// Unfinished counts run directories without results.json (a run
 	// interrupted or still going); Unreadable names those whose
 	// results.json could not be read.
@@ -58,12 +60,19 @@ func WriteIndex(root string) error {
 	return writeAtomic(filepath.Join(root, IndexFile), b.Bytes())
 }
 
-func scanStore(root string) (indexPage, error) {
-	var page indexPage
+// storedRun is one run's directory in a store: <scenario>/<time>.
+type storedRun struct {
+	Rel  string // relative to the store's root
+	When time.Time
+}
+
+// runDirs lists the store's run directories.
+func runDirs(root string) ([]storedRun, error) {
 	scenarios, err := os.ReadDir(root)
 	if err != nil {
-		return page, err
+		return nil, err
 	}
+	var out []storedRun
 	for _, sc := range scenarios {
 		// store/latest is a link to a run listed under its scenario.
 		if !sc.IsDir() {
@@ -71,32 +80,47 @@ func scanStore(root string) (indexPage, error) {
 		}
 		runs, err := os.ReadDir(filepath.Join(root, sc.Name()))
 		if err != nil {
-			return page, err
+			return nil, err
 		}
 		for _, run := range runs {
 			when, err := time.Parse(RunDirTime, run.Name())
 			if !run.IsDir() || err != nil {
 				continue // not a run directory (store/bench's files, say)
 			}
-			rel := filepath.Join(sc.Name(), run.Name())
-			dir := filepath.Join(root, rel)
-			r, err := ReadResults(filepath.Join(dir, ResultsFile))
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				page.Unfinished++
-				continue
-			case err != nil:
-				page.Unreadable = append(page.Unreadable, filepath.ToSlash(rel))
-				continue
-			}
-			_, herr := os.Stat(filepath.Join(dir, HTMLFile))
-			page.Runs = append(page.Runs, indexRow{R: r, Path: filepath.ToSlash(rel), Time: when.Format("2006-01-02 15:04:05"),
-				Damage: Damage(r), HTML: herr == nil, when: when})
-			if r.Matches {
-				page.Pass++
-			} else {
-				page.Fail++
-			}
+			out = append(out, storedRun{Rel: filepath.Join(sc.Name(), run.Name()), When: when})
+		}
+	}
+	return out, nil
+}
+
+func scanStore(root string) (indexPage, error) {
+	var page indexPage
+	dirs, err := runDirs(root)
+	if err != nil {
+		return page, err
+	}
+	for _, rd := range dirs {
+		rel, when := rd.Rel, rd.When
+		dir := filepath.Join(root, rel)
+		r, err := ReadResults(filepath.Join(dir, ResultsFile))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			page.Unfinished++
+			continue
+		case err != nil:
+			page.Unreadable = append(page.Unreadable, filepath.ToSlash(rel))
+			continue
+		}
+		_, herr := os.Stat(filepath.Join(dir, HTMLFile))
+		page.Runs = append(page.Runs, indexRow{R: r, Path: filepath.ToSlash(rel), Time: when.Format("2006-01-02 15:04:05"),
+			Damage: Damage(r), HTML: herr == nil, when: when})
+		switch r.Outcome() {
+		case "PASS":
+			page.Pass++
+		case "FAIL":
+			page.Fail++
+		default:
+			page.Unjudged++
 		}
 	}
 	sort.SliceStable(page.Runs, func(i, j int) bool {

@@ -54,3 +54,21 @@ func TestJUnitHasOneCasePerScenarioWithTheReason(t *testing.T) {
 	require.Contains(t, byName["crashed"].Error.Message, "no verdict: start cluster: no engine")
 	require.Contains(t, byName["passes"].SystemOut, "store/passes/t/report.html")
 }
+
+// A lock nobody has judged under a failure is neither a pass nor a
+// failure: skipped, its verdict in the message.
+func TestJUnitSkipsAnUnjudgedRun(t *testing.T) {
+	r := &Results{Scenario: "failover-simple@fenced", Lock: "fenced", Verdict: "invalid", Expected: "unknown", Health: "ok", Reason: "two holders"}
+	var b bytes.Buffer
+	require.NoError(t, WriteJUnit(&b, []SuiteRun{{Name: r.Scenario, Results: r}}, time.Now(), time.Second))
+	var doc junitSuites
+	require.NoError(t, xml.Unmarshal(b.Bytes(), &doc))
+	c := doc.Suites[0].Cases[0]
+	require.Nil(t, c.Failure)
+	require.Nil(t, c.Error)
+	require.NotNil(t, c.Skipped)
+	require.Contains(t, c.Skipped.Message, "verdict invalid: two holders")
+	require.Equal(t, 1, doc.Suites[0].Skipped)
+	require.Equal(t, 0, doc.Failures)
+	require.Equal(t, "UNJUDGED", r.Outcome())
+}

@@ -18,11 +18,7 @@ func Markdown(r *Results) string {
 	if r.Precondition != "" {
 		fmt.Fprintf(&b, "Precondition (proved from the history): %s.\n\n", r.Precondition)
 	}
-	outcome := "matches"
-	if !r.Matches {
-		outcome = "does NOT match"
-	}
-	fmt.Fprintf(&b, "**Verdict: %s**, expected %s: the result %s the expectation.\n\n%s\n\n", r.Verdict, r.Expected, outcome, r.Reason)
+	fmt.Fprintf(&b, "**Verdict: %s**, expected %s: %s.\n\n%s\n\n", r.Verdict, r.Expected, outcomeWords(r), r.Reason)
 	fmt.Fprintf(&b, "| | |\n|---|---|\n")
 	rows := [][2]string{
 		{"lock", LockText(r)}, {"topology", r.Topology}, {"workload", r.Workload}, {"nemesis", r.Nemesis},

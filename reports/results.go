@@ -62,6 +62,33 @@ func (r *Results) SetCheck(c checker.Report, matches bool) {
 	r.Stats = c.Stats
 }
 
+// Unjudged: nobody has judged the lock under this failure yet (the
+// scenario expected "unknown"), so the run reports its verdict and neither
+// passes nor fails.
+func (r *Results) Unjudged() bool { return r.Expected == "unknown" }
+
+// Outcome is PASS, FAIL, or UNJUDGED when there was nothing to match.
+func (r *Results) Outcome() string {
+	switch {
+	case r.Unjudged():
+		return "UNJUDGED"
+	case r.Matches:
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+// outcomeWords says how the verdict stands to the expectation, in a sentence.
+func outcomeWords(r *Results) string {
+	switch {
+	case r.Unjudged():
+		return "the result is not judged: nobody has judged this lock under this failure yet (see scenarios/known.json), so the verdict is reported as found"
+	case r.Matches:
+		return "the result matches the expectation"
+	}
+	return "the result does NOT match the expectation"
+}
+
 // Metric sums a metric over the checks that report it.
 func (r *Results) Metric(name string) int64 {
 	var n int64

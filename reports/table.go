@@ -16,10 +16,7 @@ func Table(w io.Writer, rs []*Results) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tLOCK\tWORKLOAD\tNEMESIS\tSEED\tACQUIRES\tDOUBLE HOLDS\tDAMAGE\tEXPECTED\tVERDICT\tRESULT")
 	for _, r := range rs {
-		result := "PASS"
-		if !r.Matches {
-			result = "FAIL"
-		}
+		result := r.Outcome()
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n",
 			r.Scenario, r.Lock, r.Workload, r.Nemesis, r.Seed, r.Stats.AcquiresOK,
 			r.Metric("double_holds"), Damage(r), r.Expected, r.Verdict, result)

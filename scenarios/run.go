@@ -202,20 +202,6 @@ func DefaultDriver() (client.Command, error) {
 	return client.Command{Path: exe, Args: []string{"client"}}, nil
 }
 
-// spec is the run's description, written to scenario.json.
-func (s Scenario) spec(seed uint64, driver client.Command, kind workloads.Kind, reentrant bool) RunSpec {
-	return RunSpec{
-		Scenario: s.Name, Description: s.Description, Expect: s.Expect, Seed: seed,
-		Lock: s.Lock, LockOptions: s.LockOptions, Cluster: s.Cluster.Defaults(), Workload: kind.Name, Checkers: kind.Checkers,
-		Reentrant: reentrant, Reenter: s.Reenter,
-		Nemesis: s.Nemesis, Fault: s.Fault, Clients: s.Clients, Keys: s.Keys,
-		TTLMS: s.TTL.Milliseconds(), HoldMinMS: s.HoldMin.Milliseconds(), HoldMaxMS: s.HoldMax.Milliseconds(),
-		PauseMS: s.Pause.Milliseconds(), TimeMS: s.Time.Milliseconds(), SettleMS: s.settle().Milliseconds(), MinAcquires: s.minAcquires(),
-		Precondition: s.Precondition,
-		Driver:       append([]string{driver.Path}, driver.Args...),
-	}
-}
-
 // Run executes the scenario: start the cluster, drive the client processes
 // while the nemesis injects its faults, heal, check the history and write
 // the run's directory. The cluster and every client are removed on every

@@ -24,6 +24,16 @@ const (
 	Unsafe Expectation = "unsafe"
 	// Safe scenarios pass when no violation is found.
 	Safe Expectation = "safe"
+	// Unknown: nobody has judged the lock under this failure yet. The run
+	// reports its verdict, and neither passes nor fails.
+	Unknown Expectation = "unknown"
+)
+
+// Limits on what one run may ask of a 2-core machine: each client is an OS
+// process, and a run holds its whole history in memory.
+const (
+	MaxClients = 256
+	MaxTime    = time.Hour
 )
 
 // Scenario is one named experiment.
@@ -150,7 +160,8 @@ func CISuite() []string {
 	return out
 }
 
-// Matches reports whether a verdict satisfies the expectation.
+// Matches reports whether a verdict satisfies the expectation; nothing
+// satisfies Unknown (and nothing contradicts it: see reports.Results.Unjudged).
 func (e Expectation) Matches(verdict string) bool {
 	return (e == Unsafe && verdict == "invalid") || (e == Safe && verdict == "valid")
 }

@@ -19,7 +19,8 @@ const SpecFile = "scenario.json"
 
 // RunSpec is scenario.json: everything a run was, written before it
 // starts, so that a stored run can be re-checked (which checkers apply,
-// the TTL) and re-run without the code that defined it.
+// the TTL) and re-run without the code that defined it. It is also the
+// scenario file's schema (file.go).
 type RunSpec struct {
 	Scenario    string             `json:"scenario"`
 	Description string             `json:"description"`
@@ -51,6 +52,11 @@ type RunSpec struct {
 	MinAcquires  int    `json:"min_acquires"`
 	// Driver is the command that ran each client.
 	Driver []string `json:"driver"`
+	// DriverName is the shipped driver (package drivers) that runs every
+	// client; absent: deadbolt's own client, or the Driver command.
+	DriverName string `json:"driver_name,omitempty"`
+	// CI marks the scenarios of the CI suite.
+	CI bool `json:"ci,omitempty"`
 	// Target is the existing deployment the run went against (--target),
 	// its password redacted; absent when deadbolt started the cluster.
 	Target *endpoints.Endpoints `json:"target,omitempty"`

@@ -40,6 +40,14 @@ func writeJUnit(path string, suite []scenarios.Scenario, results []*reports.Resu
 	for i, sc := range suite {
 		runs[i] = reports.SuiteRun{Name: sc.Name, Results: results[i], Err: errs[i]}
 	}
+	return writeSuiteJUnit(path, runs, started)
+}
+
+// writeSuiteJUnit writes runs as a JUnit file, when one was asked for.
+func writeSuiteJUnit(path string, runs []reports.SuiteRun, started time.Time) error {
+	if path == "" {
+		return nil
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err

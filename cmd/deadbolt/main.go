@@ -6,9 +6,13 @@
 //	deadbolt workloads
 //	deadbolt faults
 //	deadbolt run NAME [--seed N] [--time D] [--clients N] [--lock NAME] [--workload NAME] [--store DIR]
-//	deadbolt scenario [NAME...] [--seed N] [--store DIR] [--junit FILE]
+//	deadbolt run --file FILE [flags]
+//	deadbolt scenario [NAME...] [--seed N] [--store DIR] [--junit FILE] [--shard I/N]
+//	deadbolt matrix [--locks L,...] [--faults F,...] [--seeds N] [--seed N] [--parallel N] [--store DIR] [--junit FILE]
+//	deadbolt shrink RUN_DIR [--budget N] [--store DIR]
 //	deadbolt check RUN_DIR
 //	deadbolt report RUN_DIR
+//	deadbolt report --merge --out DIR STORE...
 //	deadbolt client                 (started by the harness: one lock user)
 //	deadbolt bench [--strict] [FILE...]
 //
@@ -58,10 +62,14 @@ const usage = `usage:
   deadbolt workloads                 workloads selectable with --workload, one a line
   deadbolt faults                    the fault catalogue: every fault with its default target
   deadbolt run NAME [flags]          run one scenario
+  deadbolt run --file FILE [flags]   run a scenario file (a stored run's scenario.json replays it, seed included)
   deadbolt scenario [NAME...] [flags] run a suite (default: the CI suite) and compare
+  deadbolt matrix [--locks L1,L2] [--faults F1,F2] [--seeds N] [flags]  every lock under every failure: matrix.md, matrix.html
+  deadbolt shrink RUN_DIR [--budget N] a smaller scenario that still breaks the lock a run broke: RUN_DIR/shrunk.json
   deadbolt conformance --driver CMD [--lock NAME]  check a driver against docs/driver-protocol.md
   deadbolt check RUN_DIR             re-check a stored history
   deadbolt report RUN_DIR            re-render a stored run's report.md, report.html and the store's index.html
+  deadbolt report --merge --out DIR STORE...  join shards' stores: one index.html, one junit.xml
   deadbolt client                    a lock user process, started by the harness (docs/driver-protocol.md)
   deadbolt bench [--strict] [FILE...] table of lock benchmarks from go test -bench output (stdin)
 `
@@ -130,6 +138,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "scenario":
 		return cmdScenario(ctx, args[1:], stdout, stderr)
+	case "matrix":
+		return cmdMatrix(ctx, args[1:], stdout, stderr)
+	case "shrink":
+		return cmdShrink(ctx, args[1:], stdout, stderr)
 	case "check":
 		return cmdCheck(ctx, args[1:], stdout)
 	case "conformance":

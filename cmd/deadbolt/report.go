@@ -14,9 +14,17 @@ import (
 // results.json and history, then the store's index.html.
 func cmdReport(args []string, stdout io.Writer) error {
 	fset := flag.NewFlagSet("report", flag.ContinueOnError)
+	merge := fset.Bool("merge", false, "join the stores given (one per shard, each with its junit.xml) into --out: every run copied, one index.html, one junit.xml")
+	out := fset.String("out", "", "with --merge: the merged store's directory")
 	pos, err := parse(fset, args)
 	if err != nil {
 		return err
+	}
+	if *merge {
+		return mergeStores(*out, pos, stdout)
+	}
+	if *out != "" {
+		return badInput("--out is --merge's: report RUN_DIR re-renders in place")
 	}
 	if len(pos) != 1 {
 		return badInput("report takes one run directory (store/<scenario>/<time>), got %d arguments", len(pos))
@@ -46,5 +54,31 @@ func cmdReport(args []string, stdout io.Writer) error {
 		return fmt.Errorf("index of %s: %w", root, err)
 	}
 	fmt.Fprintf(stdout, "  %s\n", filepath.Join(root, reports.IndexFile))
+	return nil
+}
+
+// mergeStores is `report --merge --out OUT STORE...`: the shards' stores
+// joined into one.
+func mergeStores(out string, stores []string, stdout io.Writer) error {
+	switch {
+	case out == "":
+		return badInput("report --merge needs --out DIR, the merged store")
+	case len(stores) == 0:
+		return badInput("report --merge takes the stores to join (one per shard), got none")
+	}
+	for _, st := range stores {
+		if fi, err := os.Stat(st); err != nil || !fi.IsDir() {
+			return badInput("report --merge: %s is not a store directory", st)
+		}
+	}
+	if err := reports.CheckMerge(out, stores); err != nil {
+		return badInput("report --merge: %v", err)
+	}
+	n, err := reports.MergeStores(out, stores)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d runs of %d stores merged into %s\n  %s\n  %s\n", n, len(stores), out,
+		filepath.Join(out, reports.IndexFile), filepath.Join(out, reports.JUnitFile))
 	return nil
 }

@@ -1,0 +1,298 @@
+package reports
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The lock x failure matrix's pages: matrix.md and matrix.html, one row a
+// lock, one column a failure, each cell the verdicts of its runs over the
+// seeds, how often they broke the lock, the median damage, and a link to
+// every run's report.
+const (
+	MatrixMarkdownFile = "matrix.md"
+	MatrixHTMLFile     = "matrix.html"
+)
+
+// Matrix is what `deadbolt matrix` ran.
+type Matrix struct {
+	Command  string
+	Started  time.Time
+	Took     time.Duration
+	Seeds    []uint64
+	Locks    []string
+	Failures []MatrixFailure
+	Cells    []MatrixCell
+}
+
+// MatrixFailure is a column.
+type MatrixFailure struct{ Name, What string }
+
+// MatrixCell is one lock under one failure, run once per seed.
+type MatrixCell struct {
+	Lock, Failure string
+	Scenario      string // the scenario that staged it; "" when not applicable
+	Expected      string
+	NotApplicable string
+	Runs          []*Results // the runs that reached a verdict
+	Errors        []string   // runs that reached none
+}
+
+// Broke counts the runs whose verdict was invalid, and Judged those with a
+// verdict other than unknown.
+func (c MatrixCell) Broke() (broke, judged int) {
+	for _, r := range c.Runs {
+		switch r.Verdict {
+		case "invalid":
+			broke, judged = broke+1, judged+1
+		case "valid":
+			judged++
+		}
+	}
+	return broke, judged
+}
+
+// Class is the cell's colour: unsafe (some run broke the lock), safe (every
+// run judged, none broke it), unknown (no run judged, or some not), n/a.
+func (c MatrixCell) Class() string {
+	broke, judged := c.Broke()
+	switch {
+	case c.NotApplicable != "":
+		return "na"
+	case broke > 0:
+		return "unsafe"
+	case judged > 0 && judged == len(c.Runs) && len(c.Errors) == 0:
+		return "safe"
+	default:
+		return "unknown"
+	}
+}
+
+// Contradicted reports a run whose verdict contradicts a known expectation.
+func (c MatrixCell) Contradicted() bool {
+	for _, r := range c.Runs {
+		if r.Outcome() == "FAIL" && r.Verdict != "unknown" {
+			return true
+		}
+	}
+	return false
+}
+
+// MedianDamage is the median over the cell's runs of the double holds and
+// of the lost updates, in words ("-" when both are 0).
+func (c MatrixCell) MedianDamage() string {
+	med := func(metric string) int64 {
+		var xs []int64
+		for _, r := range c.Runs {
+			xs = append(xs, r.Metric(metric))
+		}
+		if len(xs) == 0 {
+			return 0
+		}
+		slices.Sort(xs)
+		return xs[len(xs)/2]
+	}
+	var parts []string
+	if n := med("double_holds"); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d double holds", n))
+	}
+	if n := med("lost_updates"); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d lost updates", n))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Summary is the cell in a few words: "unsafe 3/3 · 2 double holds".
+func (c MatrixCell) Summary() string {
+	if c.NotApplicable != "" {
+		return "n/a"
+	}
+	broke, judged := c.Broke()
+	s := fmt.Sprintf("%s %d/%d", c.Class(), broke, judged)
+	if n := len(c.Runs) + len(c.Errors) - judged; n > 0 {
+		s += fmt.Sprintf(" (+%d unknown)", n)
+	}
+	if d := c.MedianDamage(); d != "-" {
+		s += " · " + d
+	}
+	return s
+}
+
+// Expectation says how the cell stands against the known results.
+func (c MatrixCell) Expectation() string {
+	switch {
+	case c.NotApplicable != "":
+		return ""
+	case c.Expected == "unknown" || c.Expected == "":
+		return "not judged before"
+	case c.Contradicted():
+		return "expected " + c.Expected + ": CONTRADICTED"
+	default:
+		return "expected " + c.Expected
+	}
+}
+
+// cell finds lock x failure.
+func (m Matrix) cell(lock, failure string) MatrixCell {
+	for _, c := range m.Cells {
+		if c.Lock == lock && c.Failure == failure {
+			return c
+		}
+	}
+	return MatrixCell{Lock: lock, Failure: failure, NotApplicable: "not run"}
+}
+
+// link is a run's report, relative to dir.
+func link(dir string, r *Results) string {
+	p := filepath.Join(r.Dir, HTMLFile)
+	if rel, err := filepath.Rel(dir, p); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return p
+}
+
+// WriteMatrix writes matrix.md and matrix.html into dir (the store).
+func WriteMatrix(dir string, m Matrix) error {
+	var md strings.Builder
+	if err := MatrixMarkdown(&md, m, dir); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, MatrixMarkdownFile), []byte(md.String()), 0o644); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, MatrixHTMLFile))
+	if err != nil {
+		return err
+	}
+	if err := matrixHTML(f, m, dir); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// MatrixMarkdown writes the matrix as a Markdown table, links relative to dir.
+func MatrixMarkdown(w io.Writer, m Matrix, dir string) error {
+	fmt.Fprintf(w, "# Lock x failure matrix\n\n`%s`: %d seeds (%s), %s, %s.\n\n", m.Command, len(m.Seeds), seedList(m.Seeds),
+		m.Started.UTC().Format("2006-01-02 15:04 UTC"), m.Took.Round(time.Second))
+	fmt.Fprintln(w, "Each cell: the verdict over the seeds (runs that broke the lock / runs judged), the median damage per run, and each run's report.")
+	fmt.Fprintln(w)
+	fmt.Fprint(w, "| lock |")
+	for _, f := range m.Failures {
+		fmt.Fprintf(w, " %s |", f.Name)
+	}
+	fmt.Fprint(w, "\n|---|")
+	for range m.Failures {
+		fmt.Fprint(w, "---|")
+	}
+	fmt.Fprintln(w)
+	for _, lock := range m.Locks {
+		fmt.Fprintf(w, "| %s |", lock)
+		for _, f := range m.Failures {
+			c := m.cell(lock, f.Name)
+			text := c.Summary()
+			if c.Class() == "unsafe" {
+				text = "**" + text + "**"
+			}
+			if e := c.Expectation(); e != "" {
+				text += " (" + e + ")"
+			}
+			for i, r := range c.Runs {
+				text += fmt.Sprintf(" [%d](%s)", i+1, link(dir, r))
+			}
+			fmt.Fprintf(w, " %s |", text)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprint(w, "\n## Failures\n\n")
+	for _, f := range m.Failures {
+		fmt.Fprintf(w, "- **%s**: %s\n", f.Name, f.What)
+	}
+	fmt.Fprint(w, "\n## Cells\n\n")
+	for _, c := range m.Cells {
+		switch {
+		case c.NotApplicable != "":
+			fmt.Fprintf(w, "- %s x %s: n/a: %s\n", c.Lock, c.Failure, c.NotApplicable)
+		default:
+			fmt.Fprintf(w, "- %s x %s: scenario `%s`, %s\n", c.Lock, c.Failure, c.Scenario, c.Summary())
+			for _, e := range c.Errors {
+				fmt.Fprintf(w, "  - no verdict: %s\n", e)
+			}
+		}
+	}
+	return nil
+}
+
+func seedList(seeds []uint64) string {
+	var s []string
+	for _, x := range seeds {
+		s = append(s, fmt.Sprint(x))
+	}
+	return strings.Join(s, ", ")
+}
+
+var matrixTemplate = template.Must(template.New("matrix").Parse(`<!doctype html>
+<html><head><meta charset="utf-8"><title>deadbolt: lock x failure matrix</title>
+<style>
+body{font-family:sans-serif;margin:2em}
+table{border-collapse:collapse}
+th,td{border:1px solid #999;padding:.4em .6em;vertical-align:top;font-size:14px}
+td.unsafe{background:#f4b6b6}
+td.safe{background:#bfe5bf}
+td.unknown{background:#f3e3a6}
+td.na{background:#e6e6e6;color:#666}
+.contradicted{font-weight:bold;color:#a00}
+a{margin-right:.3em}
+</style></head><body>
+<h1>Lock x failure matrix</h1>
+<p><code>{{.Command}}</code>: {{len .Seeds}} seeds ({{.SeedList}}), {{.When}}, {{.Took}}.</p>
+<p>Each cell: the verdict over the seeds (runs that broke the lock / runs judged), the median damage per run, and each run's report. Red: some run broke the lock; green: every run judged safe; yellow: no verdict; grey: no scenario stages this failure for this lock.</p>
+<table><tr><th>lock</th>{{range .Failures}}<th title="{{.What}}">{{.Name}}</th>{{end}}</tr>
+{{range .Rows}}<tr><th>{{.Lock}}</th>{{range .Cells}}<td class="{{.Class}}" title="{{.Title}}">{{.Summary}}{{if .Expectation}}<br><span{{if .Contradicted}} class="contradicted"{{end}}>{{.Expectation}}</span>{{end}}{{if .Links}}<br>{{range $i, $l := .Links}}<a href="{{$l}}">{{$i}}</a>{{end}}{{end}}</td>{{end}}</tr>
+{{end}}</table>
+<h2>Failures</h2><ul>{{range .Failures}}<li><b>{{.Name}}</b>: {{.What}}</li>{{end}}</ul>
+</body></html>
+`))
+
+type htmlCell struct {
+	MatrixCell
+	Title string
+	Links map[int]string
+}
+
+func matrixHTML(w io.Writer, m Matrix, dir string) error {
+	type row struct {
+		Lock  string
+		Cells []htmlCell
+	}
+	var rows []row
+	for _, lock := range m.Locks {
+		r := row{Lock: lock}
+		for _, f := range m.Failures {
+			c := m.cell(lock, f.Name)
+			h := htmlCell{MatrixCell: c, Title: c.Scenario, Links: map[int]string{}}
+			if c.NotApplicable != "" {
+				h.Title = c.NotApplicable
+			}
+			for i, run := range c.Runs {
+				h.Links[i+1] = link(dir, run)
+			}
+			r.Cells = append(r.Cells, h)
+		}
+		rows = append(rows, r)
+	}
+	return matrixTemplate.Execute(w, map[string]any{
+		"Command": m.Command, "Seeds": m.Seeds, "SeedList": seedList(m.Seeds),
+		"When": m.Started.UTC().Format("2006-01-02 15:04 UTC"), "Took": m.Took.Round(time.Second),
+		"Failures": m.Failures, "Rows": rows,
+	})
+}

@@ -1,0 +1,117 @@
+package scenarios_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/scenarios"
+	"github.com/deadbolt-lab/deadbolt/workloads"
+)
+
+// handWritten is a scenario a user adds without compiling.
+const handWritten = `{
+  "scenario": "my-pause",
+  "lock": "simple",
+  "workload": "counter",
+  "nemesis": "plan",
+  "cluster": {"Topology": "independent", "Masters": 1},
+  "fault": {"steps": [{"fault": "pause-client", "target": "holder", "key": "k0", "on": "read", "ttls": 2}]},
+  "clients": 3, "keys": ["k0"],
+  "ttl_ms": "1s", "hold_min_ms": 50, "hold_max_ms": "200ms", "pause_ms": 20, "time_ms": "8s"
+}`
+
+func TestAHandWrittenFileRunsWithoutCompiling(t *testing.T) {
+	f, err := scenarios.ParseFile([]byte(handWritten))
+	require.NoError(t, err)
+	s := f.Scenario
+	require.Nil(t, f.Seed)
+	require.Equal(t, "my-pause", s.Name)
+	require.Equal(t, scenarios.Unknown, s.Expect, "no expect and no entry in the table: nobody judged it")
+	require.Equal(t, int64(1000), s.TTL.Milliseconds())
+	require.Equal(t, int64(50), s.HoldMin.Milliseconds())
+	_, err = s.Prepare(scenarios.RunOptions{})
+	require.NoError(t, err)
+}
+
+func TestAStoredRunsFileKeepsItsSeedAndExpectation(t *testing.T) {
+	s, err := scenarios.Get("pause-simple")
+	require.NoError(t, err)
+	kind, err := workloads.Get(s.WorkloadName())
+	require.NoError(t, err)
+	r := s.Spec()
+	r.Seed, r.Checkers, r.Driver = 42, kind.Checkers, []string{"/somewhere/bin/deadbolt", "client"}
+	f, err := scenarios.ParseFile(mustFile(t, r))
+	require.NoError(t, err)
+	require.NotNil(t, f.Seed)
+	require.Equal(t, uint64(42), *f.Seed)
+	require.Nil(t, f.Driver, "deadbolt client of any binary is deadbolt's own client")
+	require.Equal(t, s.Expect, f.Scenario.Expect)
+	require.Equal(t, s.Spec(), f.Scenario.Spec())
+}
+
+func TestBadFilesAreRefusedWithTheFieldsPath(t *testing.T) {
+	for _, tc := range []struct{ from, to, msg string }{
+		{`"clients": 3`, `"clients": 3, "colour": "red"`, `colour: unknown field`},
+		{`"Masters": 1`, `"Masters": 1, "Racks": 2`, `cluster.Racks: unknown field`},
+		{`"ttls": 2`, `"ttls": 2, "rack": 1`, `fault.steps[0].rack: unknown field`},
+		{`"clients": 3`, `"clients": "3"`, `clients: want an integer, got the string "3"`},
+		{`"ttl_ms": "1s"`, `"ttl_ms": "soon"`, `ttl_ms: bad duration "soon"`},
+		{`"ttl_ms": "1s"`, `"ttl_ms": "1.5ms"`, `ttl_ms: "1.5ms" is not a whole number`},
+		{`"ttl_ms": "1s"`, `"ttl_ms": 0`, `ttl_ms: want at least 1ms`},
+		{`"hold_max_ms": "200ms"`, `"hold_max_ms": 10`, `hold_max_ms: want at least 50ms`},
+		{`"lock": "simple"`, `"lock": "simpel"`, `lock: unknown lock "simpel"`},
+		{`"workload": "counter"`, `"workload": "ledger"`, `workload: unknown workload "ledger"`},
+		{`"nemesis": "plan"`, `"nemesis": "meteor"`, `nemesis: unknown nemesis "meteor"`},
+		{`"fault": "pause-client"`, `"fault": "flood"`, `fault.steps[0].fault: unknown fault "flood"`},
+		{`"target": "holder"`, `"target": "rack:2"`, `fault.steps[0].target: bad target "rack:2"`},
+		{`"ttls": 2`, `"ttls": 2, "after": "-1s"`, `fault.steps[0]: fault pause-client: negative`},
+		{`"Topology": "independent"`, `"Topology": "ring"`, `cluster: unknown topology "ring"`},
+		{`"scenario": "my-pause"`, `"scenario": "../escape"`, `scenario: want a name`},
+		{`"lock": "simple"`, `"lock": "simple", "expect": "maybe"`, `expect: unknown expectation "maybe"`},
+		{`"lock": "simple"`, `"lock": "simple", "driver_name": "perl"`, `driver_name: unknown driver "perl"`},
+		{`"lock": "simple"`, `"lock": "simple", "checkers": ["vibes"]`, `checkers: workload counter is judged by`},
+		{`"clients": 3`, `"clients": 0`, `clients: want 1 to 256`},
+		{`"keys": ["k0"]`, `"keys": ["k0", ""]`, `keys[1]: empty key`},
+	} {
+		src := strings.Replace(handWritten, tc.from, tc.to, 1)
+		require.NotEqual(t, handWritten, src, tc.from)
+		_, err := scenarios.ParseFile([]byte(src))
+		require.ErrorContains(t, err, tc.msg, tc.to)
+	}
+}
+
+func TestReadFileNamesTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"scenario": 3}`), 0o644))
+	_, err := scenarios.ReadFile(path)
+	require.ErrorContains(t, err, path+": scenario: want a string")
+}
+
+// The matrix's cells: a template's failure with another lock, expecting
+// what the known-results table says, unknown where nobody judged it.
+func TestACellExpectsWhatTheTableKnows(t *testing.T) {
+	tpl, err := scenarios.Get("failover-simple")
+	require.NoError(t, err)
+	require.Equal(t, tpl, scenarios.Cell(tpl, "simple"))
+	require.Equal(t, scenarios.Unsafe, scenarios.Expected("failover-simple", "simple"))
+	c := scenarios.Cell(tpl, "fenced")
+	require.Equal(t, "failover-simple@fenced", c.Name)
+	require.Equal(t, "fenced", c.Lock)
+	require.Equal(t, scenarios.Unknown, c.Expect)
+	require.False(t, c.CI)
+	_, err = c.Prepare(scenarios.RunOptions{})
+	require.NoError(t, err)
+	f, err := scenarios.ParseFile(mustFile(t, c.Spec()))
+	require.NoError(t, err)
+	require.Equal(t, c.Spec(), f.Scenario.Spec(), "a cell's file reads back as the cell")
+}
+
+func mustFile(t *testing.T, r scenarios.RunSpec) []byte {
+	b, err := scenarios.MarshalFile(r)
+	require.NoError(t, err)
+	return b
+}

@@ -1,0 +1,68 @@
+package scenarios
+
+import (
+	_ "embed"
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// The known-results table (known.json): for a failure, named by the
+// scenario that stages it (its template), and a lock, what a run must find.
+// A lock the table does not list under a failure is Unknown: nobody has
+// judged it there, so its run reports a verdict and neither passes nor
+// fails. The expectation belongs to the lock and the failure together:
+// a scenario file without "expect" takes the table's for its own name and
+// lock, and the matrix (Cell) takes it for any lock.
+//
+//go:embed known.json
+var knownJSON []byte
+
+var known = mustKnown(knownJSON)
+
+func mustKnown(b []byte) map[string]map[string]Expectation {
+	var k map[string]map[string]Expectation
+	if err := decodeStrict(b, &k); err != nil {
+		panic(fmt.Sprintf("scenarios: known.json: %v", err))
+	}
+	for failure, byLock := range k {
+		for lock, e := range byLock {
+			if e != Safe && e != Unsafe {
+				panic(fmt.Sprintf("scenarios: known.json: %s.%s: want %s or %s (leave a lock out when nobody judged it), got %q", failure, lock, Safe, Unsafe, e))
+			}
+		}
+	}
+	return k
+}
+
+// Expected is what the table knows of lock under the failure template
+// stages: Safe, Unsafe, or Unknown when nobody has judged it.
+func Expected(template, lock string) Expectation {
+	if e, ok := known[template][lock]; ok {
+		return e
+	}
+	return Unknown
+}
+
+// KnownLocks lists the locks the table judges under template, sorted.
+func KnownLocks(template string) []string {
+	return slices.Sorted(maps.Keys(known[template]))
+}
+
+// Cell is one cell of the lock x failure matrix: template's failure
+// (topology, workload, nemesis plan, shape) with lock in place of its own,
+// named template@lock, expecting what the table knows. Its clients are
+// deadbolt's own (a template's shipped driver runs only its own lock), and
+// the template's Sentinel mode is left for the lock's default. Prepare
+// judges whether the lock can run there; Spec is the cell's file.
+func Cell(template Scenario, lock string) Scenario {
+	if lock == template.Lock {
+		return template
+	}
+	c := template
+	c.Name = template.Name + "@" + lock
+	c.Description = fmt.Sprintf("%s [lock %s in place of %s]", template.Description, lock, template.Lock)
+	c.Lock, c.Expect, c.CI, c.Driver = lock, Expected(template.Name, lock), false, ""
+	c.LockOptions.Sentinel = ""
+	return c
+}

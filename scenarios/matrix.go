@@ -1,0 +1,106 @@
+package scenarios
+
+import (
+	_ "embed"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The lock x failure matrix: each failure is staged by template scenarios
+// (failures.json), from one master to many: a single-master one and a
+// RedLock one where both exist. A lock's cell is the last template it can
+// run in (Prepare), with the lock in place of the template's (Cell): a
+// lock runs over as many independent masters as it can use, as RedLock
+// runs over five and not over one Sentinel group. A lock no template fits
+// has no cell, and says why.
+//
+//go:embed failures.json
+var failuresJSON []byte
+
+// Failure is a matrix column: what goes wrong, and the scenarios that stage it.
+type Failure struct {
+	Name      string   `json:"name"`
+	What      string   `json:"what"`
+	Templates []string `json:"templates"`
+}
+
+var failures = mustFailures(failuresJSON)
+
+func mustFailures(b []byte) []Failure {
+	var fs []Failure
+	if err := decodeStrict(b, &fs); err != nil {
+		panic(fmt.Sprintf("scenarios: failures.json: %v", err))
+	}
+	return fs // the templates are registered later (init): a test checks them
+}
+
+// Failures are the matrix's columns, in their order.
+func Failures() []Failure { return slices.Clone(failures) }
+
+// FailureNames names the failures, in order.
+func FailureNames() []string {
+	var out []string
+	for _, f := range failures {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+// DebateLocks are the matrix's default rows: the locks of the Redlock debate.
+var DebateLocks = []string{"simple", "simple-wait", "reentrant", "fair", "multilock", "fenced", "redlock", "redsync", "bsm"}
+
+// MatrixCell is one lock under one failure: the scenario that stages it,
+// or, when no template fits the lock, why not.
+type MatrixCell struct {
+	Lock, Failure string
+	Scenario      Scenario // the zero Scenario when NotApplicable says why
+	NotApplicable string
+}
+
+// Cells are the matrix's cells, row by row (locks) and column by column
+// (failures), each judged with o (the driver and its locks) before anything
+// starts. An unknown failure or lock is an error.
+func Cells(locks, failureNames []string, o RunOptions) ([]MatrixCell, error) {
+	byName := map[string]Failure{}
+	for _, f := range failures {
+		byName[f.Name] = f
+	}
+	var cols []Failure
+	for _, n := range failureNames {
+		f, ok := byName[n]
+		if !ok {
+			return nil, fmt.Errorf("unknown failure %q (known: %s)", n, strings.Join(FailureNames(), ", "))
+		}
+		cols = append(cols, f)
+	}
+	cat := o.catalogue()
+	var cells []MatrixCell
+	for _, lock := range locks {
+		if err := cat.Lookup(lock); err != nil {
+			return nil, err
+		}
+		for _, f := range cols {
+			cell := MatrixCell{Lock: lock, Failure: f.Name}
+			var why []string
+			for _, t := range slices.Backward(f.Templates) {
+				tmpl, err := Get(t)
+				if err != nil {
+					return nil, fmt.Errorf("failure %s: %w", f.Name, err)
+				}
+				c := Cell(tmpl, lock)
+				if _, err := c.Prepare(o); err != nil {
+					why = append(why, fmt.Sprintf("%s: %v", t, err))
+					continue
+				}
+				cell.Scenario = c
+				break
+			}
+			if cell.Scenario.Name == "" {
+				cell.NotApplicable = strings.Join(why, "; ")
+			}
+			cells = append(cells, cell)
+		}
+	}
+	return cells, nil
+}

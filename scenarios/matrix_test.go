@@ -1,0 +1,78 @@
+package scenarios
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Every failure's templates are registered scenarios, and a template's
+// own lock is judged there.
+func TestFailuresNameRegisteredTemplatesWithJudgedLocks(t *testing.T) {
+	require.NotEmpty(t, Failures())
+	for _, f := range Failures() {
+		require.NotEmpty(t, f.Templates, f.Name)
+		for _, name := range f.Templates {
+			s, err := Get(name)
+			require.NoError(t, err, f.Name)
+			require.NotEqual(t, Unknown, Expected(name, s.Lock), "%s: %s's own lock is judged", f.Name, name)
+		}
+	}
+}
+
+// A lock's cell is the last template it can run in: a single-master lock
+// takes the single-master template, RedLock the RedLock one; a lock no
+// template fits has no scenario and says why; the expectation is the
+// known table's, unknown where nobody judged the lock.
+func TestCellsPickTheLastTemplateTheLockFits(t *testing.T) {
+	o := RunOptions{Seed: 1}
+	cells, err := Cells([]string{"simple", "redlock"}, []string{"failover", "restart", "reply-delay"}, o)
+	require.NoError(t, err)
+	require.Len(t, cells, 6)
+	at := func(lock, failure string) MatrixCell {
+		for _, c := range cells {
+			if c.Lock == lock && c.Failure == failure {
+				return c
+			}
+		}
+		t.Fatalf("no cell %s x %s", lock, failure)
+		return MatrixCell{}
+	}
+	require.Equal(t, "failover-simple", at("simple", "failover").Scenario.Name)
+	require.Equal(t, Unsafe, at("simple", "failover").Scenario.Expect)
+	require.Equal(t, "failover-redlock", at("redlock", "failover").Scenario.Name)
+	require.Equal(t, "delay-bsm@simple", at("simple", "reply-delay").Scenario.Name)
+	require.Equal(t, Expected("delay-bsm", "simple"), at("simple", "reply-delay").Scenario.Expect)
+	require.Equal(t, "delay-redlock", at("redlock", "reply-delay").Scenario.Name)
+	na := at("simple", "restart")
+	require.Empty(t, na.Scenario.Name)
+	require.Contains(t, na.NotApplicable, "restart-redlock")
+	require.Equal(t, "restart-redlock", at("redlock", "restart").Scenario.Name)
+}
+
+func TestCellsRefuseUnknownFailuresAndLocks(t *testing.T) {
+	_, err := Cells([]string{"simple"}, []string{"meteor"}, RunOptions{})
+	require.ErrorContains(t, err, `unknown failure "meteor"`)
+	_, err = Cells([]string{"nolock"}, []string{"pause"}, RunOptions{})
+	require.ErrorContains(t, err, "nolock")
+}
+
+// The debate's matrix: every lock of the debate has cells, and RedLock,
+// the lock the debate is about, has a cell under every failure.
+func TestTheDebatesMatrixCoversEveryLock(t *testing.T) {
+	cells, err := Cells(DebateLocks, FailureNames(), RunOptions{Seed: 1})
+	require.NoError(t, err)
+	runs := map[string]int{}
+	for _, c := range cells {
+		if c.NotApplicable == "" {
+			runs[c.Lock]++
+			t.Logf("%s x %s: %s (%s)", c.Lock, c.Failure, c.Scenario.Name, c.Scenario.Expect)
+		} else {
+			t.Logf("%s x %s: n/a", c.Lock, c.Failure)
+		}
+	}
+	for _, lock := range DebateLocks {
+		require.Positive(t, runs[lock], "lock %s has no cell", lock)
+	}
+	require.Equal(t, len(FailureNames()), runs["redlock"])
+}

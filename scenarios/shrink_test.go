@@ -1,0 +1,87 @@
+package scenarios
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/nemesis"
+)
+
+func faultOps(id, fault, node, target string, start, end int64) []history.Op {
+	ops := []history.Op{
+		{Type: history.Invoke, Time: start - 5, Process: history.NemesisProcess, F: history.FaultStart, Fault: fault, FaultID: id, Node: node, Target: target},
+		{Type: history.OK, Time: start, Process: history.NemesisProcess, F: history.FaultStart, Fault: fault, FaultID: id, Node: node, Target: target},
+	}
+	if end > 0 {
+		ops = append(ops, history.Op{Type: history.Invoke, Time: end, Process: history.NemesisProcess, F: history.FaultEnd, Fault: fault, FaultID: id, Node: node})
+	}
+	return ops
+}
+
+// The faults a run struck become plan steps on their concrete targets,
+// each after the previous one's strike and for as long as it held; one
+// never healed holds to the end; a history without targets is refused.
+func TestPlanOfIsTheFaultsAsTheyStruck(t *testing.T) {
+	ms := int64(time.Millisecond)
+	ops := []history.Op{{Type: history.OK, Time: 100 * ms, Process: history.NemesisProcess, F: history.PhaseF, Phase: history.PhaseFaults}}
+	ops = append(ops, faultOps("f1", "kill", "redis-3", "node:redis-3", 2100*ms, 3100*ms)...)
+	ops = append(ops, faultOps("f2", "clock-jump", "redis-1 by -3s", "node:redis-1", 5000*ms, 7000*ms)...)
+	ops = append(ops, faultOps("f3", "pause-client", "process 4", "client:2", 9000*ms, 0)...)
+	steps, err := PlanOf(ops)
+	require.NoError(t, err)
+	require.Equal(t, []nemesis.Step{
+		{Fault: "kill", Target: "node:redis-3", After: 2 * time.Second, For: time.Second},
+		{Fault: "clock-jump", Target: "node:redis-1", After: 2900 * time.Millisecond, For: 2 * time.Second, By: -3 * time.Second},
+		{Fault: "pause-client", Target: "client:2", After: 4 * time.Second},
+	}, steps)
+	_, err = nemesis.New("plan", nemesis.Params{Steps: steps})
+	require.NoError(t, err, "the steps are a valid plan")
+
+	_, err = PlanOf(faultOps("f1", "kill", "redis-3", "", 1, 2))
+	require.ErrorContains(t, err, "names no target")
+	_, err = PlanOf(nil)
+	require.ErrorContains(t, err, "nothing to shrink")
+}
+
+// Shrink keeps only what the damage needs: here the lock breaks exactly
+// when the clock jump is in the plan and two clients run, so the search
+// ends at that step alone, a fault phase cut to it, and two clients; a
+// plan that does not break the lock at all is not reproduced.
+func TestShrinkKeepsOnlyWhatBreaksTheLock(t *testing.T) {
+	s, err := Get("random-redlock")
+	require.NoError(t, err)
+	steps := []nemesis.Step{
+		{Fault: "kill", Target: "node:redis-3", After: 2 * time.Second, For: time.Second},
+		{Fault: "clock-jump", Target: "node:redis-1", After: 3 * time.Second, For: 2 * time.Second, By: 3 * time.Second},
+		{Fault: "pause-client", Target: "client:1", After: 4 * time.Second, For: 4 * time.Second},
+	}
+	var tried []Scenario
+	breaks := func(_ context.Context, c Scenario) (bool, error) {
+		tried = append(tried, c)
+		_, err := c.Prepare(RunOptions{Seed: 1})
+		require.NoError(t, err, "every candidate is a scenario that can run")
+		jump := slices.ContainsFunc(c.Fault.Steps, func(s nemesis.Step) bool { return s.Fault == "clock-jump" })
+		return jump && c.Clients >= 2, nil
+	}
+	got, err := Shrink(context.Background(), s, steps, 20, breaks, t.Logf)
+	require.NoError(t, err)
+	require.Equal(t, "plan", got.Scenario.Nemesis)
+	require.Equal(t, []nemesis.Step{{Fault: "clock-jump", Target: "node:redis-1", After: 5 * time.Second, For: 2 * time.Second, By: 3 * time.Second}},
+		got.Scenario.Fault.Steps, "the kill's wait moved to the jump, so it strikes when it did")
+	require.Equal(t, 9*time.Second, got.Scenario.Time, "the plan's span and two seconds")
+	require.Equal(t, 2, got.Scenario.Clients)
+	require.Equal(t, len(tried), got.Runs)
+
+	got, err = Shrink(context.Background(), s, steps, 20, func(context.Context, Scenario) (bool, error) { return false, nil }, t.Logf)
+	require.ErrorIs(t, err, ErrNotReproduced)
+	require.Equal(t, 1, got.Runs)
+
+	got, err = Shrink(context.Background(), s, steps, 2, breaks, t.Logf)
+	require.NoError(t, err)
+	require.Equal(t, 2, got.Runs, "the budget bounds the runs")
+}

@@ -1,0 +1,198 @@
+package scenarios
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+)
+
+// decodeStrict decodes a JSON document into v (a pointer to a struct),
+// refusing unknown fields and values of the wrong type with the field's
+// JSON path ("fault.steps[1].after: ..."): encoding/json names neither.
+// Where people write durations, a Go duration string ("1.5s") is taken
+// too: in a time.Duration field (nanoseconds as a number, as scenario.json
+// stores it) and in an integer field whose name ends in _ms.
+func decodeStrict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var raw any
+	if err := dec.Decode(&raw); err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	if dec.More() {
+		return fmt.Errorf("not one JSON document: more follows the first")
+	}
+	norm, err := normalize(raw, reflect.TypeOf(v).Elem(), "", "")
+	if err != nil {
+		return err
+	}
+	out, err := json.Marshal(norm)
+	if err != nil {
+		return err
+	}
+	strict := json.NewDecoder(bytes.NewReader(out))
+	strict.DisallowUnknownFields()
+	return strict.Decode(v)
+}
+
+var durationType = reflect.TypeFor[time.Duration]()
+
+// normalize checks raw against t and returns it with duration strings
+// turned into the numbers t takes. name is the JSON field's name.
+func normalize(raw any, t reflect.Type, path, name string) (any, error) {
+	at := func(format string, args ...any) error {
+		if path == "" {
+			return fmt.Errorf(format, args...)
+		}
+		return fmt.Errorf("%s: "+format, append([]any{path}, args...)...)
+	}
+	if raw == nil {
+		return nil, nil // null leaves the zero value, as encoding/json does
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return normalize(raw, t.Elem(), path, name)
+	case reflect.Struct:
+		obj, ok := raw.(map[string]any)
+		if !ok {
+			return nil, at("want an object, got %s", describe(raw))
+		}
+		fields := jsonFields(t)
+		for key, val := range obj {
+			f, ok := fields[key]
+			if !ok {
+				for n, ff := range fields {
+					if strings.EqualFold(n, key) {
+						f, ok = ff, true
+						break
+					}
+				}
+			}
+			if !ok {
+				return nil, fmt.Errorf("%s: unknown field (known here: %s)", join(path, key), strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
+			}
+			nv, err := normalize(val, f.Type, join(path, key), key)
+			if err != nil {
+				return nil, err
+			}
+			obj[key] = nv
+		}
+		return obj, nil
+	case reflect.Slice:
+		arr, ok := raw.([]any)
+		if !ok {
+			return nil, at("want a list, got %s", describe(raw))
+		}
+		for i, val := range arr {
+			nv, err := normalize(val, t.Elem(), fmt.Sprintf("%s[%d]", path, i), name)
+			if err != nil {
+				return nil, err
+			}
+			arr[i] = nv
+		}
+		return arr, nil
+	case reflect.Map:
+		obj, ok := raw.(map[string]any)
+		if !ok {
+			return nil, at("want an object, got %s", describe(raw))
+		}
+		for key, val := range obj {
+			nv, err := normalize(val, t.Elem(), join(path, key), key)
+			if err != nil {
+				return nil, err
+			}
+			obj[key] = nv
+		}
+		return obj, nil
+	case reflect.String:
+		if _, ok := raw.(string); !ok {
+			return nil, at("want a string, got %s", describe(raw))
+		}
+	case reflect.Bool:
+		if _, ok := raw.(bool); !ok {
+			return nil, at("want true or false, got %s", describe(raw))
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if s, ok := raw.(string); ok && (t == durationType || strings.HasSuffix(name, "_ms")) {
+			d, err := time.ParseDuration(s)
+			if err != nil {
+				return nil, at("bad duration %q (a number, or a Go duration such as \"1.5s\")", s)
+			}
+			if t == durationType {
+				return int64(d), nil
+			}
+			if d%time.Millisecond != 0 {
+				return nil, at("%q is not a whole number of milliseconds", s)
+			}
+			return d.Milliseconds(), nil
+		}
+		n, ok := raw.(json.Number)
+		if !ok {
+			return nil, at("want an integer, got %s", describe(raw))
+		}
+		if _, err := n.Int64(); err != nil {
+			return nil, at("want an integer, got %s", n)
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, ok := raw.(json.Number)
+		if !ok || strings.ContainsAny(n.String(), "-.eE") {
+			return nil, at("want a non-negative integer, got %s", describe(raw))
+		}
+	case reflect.Float32, reflect.Float64:
+		if _, ok := raw.(json.Number); !ok {
+			return nil, at("want a number, got %s", describe(raw))
+		}
+	}
+	return raw, nil
+}
+
+// jsonFields maps the JSON names of t's fields to them, embedded structs'
+// fields inlined, as encoding/json sees them.
+func jsonFields(t reflect.Type) map[string]reflect.StructField {
+	out := map[string]reflect.StructField{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case tag == "-" || !f.IsExported():
+		case f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct:
+			for n, ff := range jsonFields(f.Type) {
+				out[n] = ff
+			}
+		case tag != "":
+			out[tag] = f
+		default:
+			out[f.Name] = f
+		}
+	}
+	return out
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// describe names a decoded JSON value for a message.
+func describe(v any) string {
+	switch v := v.(type) {
+	case string:
+		return fmt.Sprintf("the string %q", v)
+	case json.Number:
+		return "the number " + v.String()
+	case bool:
+		return fmt.Sprintf("%t", v)
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%v", v)
+}
