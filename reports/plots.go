@@ -33,6 +33,8 @@ var (
 	pauseFill  = color.NRGBA{R: 123, G: 94, B: 167, A: 40}
 	okColor    = color.NRGBA{R: 46, G: 139, B: 87, A: 255}
 	failColor  = color.NRGBA{R: 165, G: 165, B: 165, A: 255}
+	// failColorRed draws what broke a lock.
+	failColorRed = color.NRGBA{R: 200, G: 40, B: 40, A: 255}
 	// legendRoom widens the x axis past the run's end, by this fraction,
 	// so the legend sits beside the data rather than on it.
 	legendRoom = 0.16

@@ -9,6 +9,7 @@
 //	deadbolt run --file FILE [flags]
 //	deadbolt scenario [NAME...] [--seed N] [--store DIR] [--junit FILE] [--shard I/N]
 //	deadbolt matrix [--locks L,...] [--faults F,...] [--seeds N] [--seed N] [--parallel N] [--store DIR] [--junit FILE]
+//	deadbolt sweep NAME --knob K --values V1,V2,... [--seeds N] [--seed N] [--parallel N] [--store DIR]
 //	deadbolt shrink RUN_DIR [--budget N] [--store DIR]
 //	deadbolt check RUN_DIR
 //	deadbolt report RUN_DIR
@@ -65,6 +66,7 @@ const usage = `usage:
   deadbolt run --file FILE [flags]   run a scenario file (a stored run's scenario.json replays it, seed included)
   deadbolt scenario [NAME...] [flags] run a suite (default: the CI suite) and compare
   deadbolt matrix [--locks L1,L2] [--faults F1,F2] [--seeds N] [flags]  every lock under every failure: matrix.md, matrix.html
+  deadbolt sweep NAME --knob K --values V1,V2 [--seeds N]  the unsafe window: how often the lock breaks at each value
   deadbolt shrink RUN_DIR [--budget N] a smaller scenario that still breaks the lock a run broke: RUN_DIR/shrunk.json
   deadbolt conformance --driver CMD [--lock NAME]  check a driver against docs/driver-protocol.md
   deadbolt check RUN_DIR             re-check a stored history
@@ -142,6 +144,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdMatrix(ctx, args[1:], stdout, stderr)
 	case "shrink":
 		return cmdShrink(ctx, args[1:], stdout, stderr)
+	case "sweep":
+		return cmdSweep(ctx, args[1:], stdout, stderr)
 	case "check":
 		return cmdCheck(ctx, args[1:], stdout)
 	case "conformance":
