@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/client"
+	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/locks"
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
@@ -242,6 +243,7 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return nil
 	})
 	junit := fs.String("junit", "", "write the suite's results as JUnit XML to this file (one test case per scenario)")
+	fresh := fs.Bool("fresh", false, "start every scenario's cluster anew instead of reusing, reset, one an earlier scenario of the same topology used")
 	names, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -284,6 +286,15 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if err := checkJUnit(*junit); err != nil {
 		return err
+	}
+	if o.Target == nil && !*fresh {
+		pool, err := newPool(suite, o)
+		if err != nil {
+			return err
+		}
+		// Every exit path removes the clusters kept for later runs.
+		defer pool.Close(context.WithoutCancel(ctx))
+		o.Pool = pool
 	}
 	st := newStatus(stderr)
 	st.attach(&o)
@@ -350,6 +361,19 @@ func runSuite(ctx context.Context, suite []scenarios.Scenario, parallel int, o s
 	}
 	wg.Wait()
 	return results, errs
+}
+
+// newPool expects the clusters the suite's runs will ask for.
+func newPool(suite []scenarios.Scenario, o scenarios.RunOptions) (*cluster.Pool, error) {
+	var specs []cluster.Spec
+	for _, sc := range suite {
+		spec, err := sc.ClusterSpec(o)
+		if err != nil {
+			return nil, badInput("%v", err)
+		}
+		specs = append(specs, spec)
+	}
+	return cluster.NewPool(specs), nil
 }
 
 func prepared(name string, o scenarios.RunOptions) (scenarios.Scenario, error) {
