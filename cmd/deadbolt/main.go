@@ -6,7 +6,7 @@
 //	deadbolt workloads
 //	deadbolt faults
 //	deadbolt run NAME [--seed N] [--time D] [--clients N] [--lock NAME] [--workload NAME] [--store DIR]
-//	deadbolt scenario [NAME...] [--seed N] [--store DIR] [--junit FILE]
+//	deadbolt scenario [NAME...] [--seed N] [--fresh] [--store DIR] [--junit FILE]
 //	deadbolt check RUN_DIR
 //	deadbolt report RUN_DIR
 //	deadbolt client                 (started by the harness: one lock user)
