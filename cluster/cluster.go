@@ -174,6 +174,9 @@ type Cluster struct {
 	links     *links // nil without Spec.LinkFaults
 	// primarySlot is Spec.PrimaryKey's hash slot (cluster topology).
 	primarySlot int
+	// logsSince is when a reused cluster's current run began (reset.go):
+	// SaveLogs keeps only what came after. Zero: the whole log.
+	logsSince time.Time
 }
 
 // Start sweeps leftovers of dead runs, then starts the topology. On any

@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/client"
 	"github.com/redis/go-redis/v9"
 	"github.com/testcontainers/testcontainers-go"
@@ -233,7 +233,11 @@ func (n *Node) SaveLog(ctx context.Context, dir string) error {
 	if err := n.container(); err != nil {
 		return err
 	}
-	rc, err := n.c.Logs(ctx)
+	var since string
+	if t := n.cl.logsSince; !t.IsZero() {
+		since = fmt.Sprintf("%d.%09d", t.Unix(), t.Nanosecond())
+	}
+	rc, err := n.cl.d.cli.ContainerLogs(ctx, n.c.GetContainerID(), client.ContainerLogsOptions{ShowStdout: true, ShowStderr: true, Since: since})
 	if err != nil {
 		return fmt.Errorf("logs of %s: %w", n.Name, err)
 	}
@@ -243,6 +247,7 @@ func (n *Node) SaveLog(ctx context.Context, dir string) error {
 		return err
 	}
 	defer f.Close()
-	_, err = io.Copy(f, rc)
+	// The image has no TTY: stdout and stderr come multiplexed.
+	_, err = stdcopy.StdCopy(f, f, rc)
 	return err
 }

@@ -47,6 +47,16 @@ type Results struct {
 	// Health is "ok" when the healed cluster passed its final check.
 	Health string `json:"health"`
 	Dir    string `json:"dir"`
+	// ClusterReused: the run had a cluster an earlier run of the suite
+	// used, reset (cluster.Pool); ClusterFallback is why a kept cluster
+	// could not be reset and a fresh one started instead.
+	ClusterReused   bool   `json:"cluster_reused,omitempty"`
+	ClusterFallback string `json:"cluster_fallback,omitempty"`
+	// SetupS is how long getting the cluster took (a start or a reset);
+	// WorkloadS the workload from its start through heal and settle.
+	// DurationS minus WorkloadS is the run's overhead.
+	SetupS    float64 `json:"setup_s,omitempty"`
+	WorkloadS float64 `json:"workload_s,omitempty"`
 }
 
 // SetCheck copies a checker report in.

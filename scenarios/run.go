@@ -58,6 +58,9 @@ type RunOptions struct {
 	// Target, when set, is an existing deployment to run against: no
 	// container starts, and node faults are refused (target.go).
 	Target *endpoints.Endpoints
+	// Pool, when set, lends the run a cluster another run of its spec
+	// used, reset, and takes it back (cluster.Pool); nil starts a fresh one.
+	Pool *cluster.Pool
 }
 
 func (o RunOptions) catalogue() locks.Catalogue {
@@ -202,6 +205,27 @@ func DefaultDriver() (client.Command, error) {
 	return client.Command{Path: exe, Args: []string{"client"}}, nil
 }
 
+// clusterSpec is the cluster the prepared scenario runs on.
+func (s Scenario) clusterSpec(kind workloads.Kind) cluster.Spec {
+	spec := s.Cluster
+	spec.Resource = kind.Resource
+	return spec
+}
+
+// ClusterSpec is the cluster a run of the scenario with o starts, for a
+// cluster.Pool to expect.
+func (s Scenario) ClusterSpec(o RunOptions) (cluster.Spec, error) {
+	s, _, err := s.prepare(o)
+	if err != nil {
+		return cluster.Spec{}, err
+	}
+	kind, err := workloads.Get(s.WorkloadName())
+	if err != nil {
+		return cluster.Spec{}, err
+	}
+	return s.clusterSpec(kind), nil
+}
+
 // Run executes the scenario: start the cluster, drive the client processes
 // while the nemesis injects its faults, heal, check the history and write
 // the run's directory. The cluster and every client are removed on every
@@ -223,15 +247,19 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 		}
 	}
 	started := time.Now()
-	spec := s.Cluster
-	spec.Resource = kind.Resource
+	spec := s.clusterSpec(kind)
 	var cl *cluster.Cluster
+	var origin cluster.Origin
 	if o.Target != nil {
 		logf("%s: running against the %s deployment of --target (seed %d): no container starts", s.Name, s.Cluster.Topology, o.Seed)
 		cl, err = attachTarget(ctx, *o.Target, spec.LinkFaults, s.Keys)
+		o.Pool = nil
 	} else {
 		logf("%s: starting %s topology (seed %d)", s.Name, s.Cluster.Topology, o.Seed)
-		cl, err = cluster.Start(ctx, spec)
+		cl, origin, err = o.Pool.Get(ctx, spec)
+	}
+	if origin.Fallback != "" {
+		logf("%s: a kept cluster could not be reset, started a fresh one: %s", s.Name, origin.Fallback)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -239,8 +267,12 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 		}
 		return nil, err
 	}
+	// The cluster is kept for a later run only when this one ended healthy
+	// and whole.
+	health := ""
 	defer func() {
-		if cerr := cl.Close(context.WithoutCancel(ctx)); cerr != nil {
+		keep := err == nil && health == "ok" && ctx.Err() == nil
+		if cerr := o.Pool.Put(context.WithoutCancel(ctx), cl, keep); cerr != nil {
 			err = errors.Join(err, fmt.Errorf("remove cluster %s: %w", cl.Run, cerr))
 		}
 	}()
@@ -343,7 +375,8 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	logf("%s: workload done; healing every fault and checking the cluster's health", s.Name)
 	healCtx, cancel := context.WithTimeout(ctx, s.Cluster.HealthTimeout()+30*time.Second)
 	defer cancel()
-	health := "ok"
+	workloadS := time.Since(workload).Seconds()
+	health = "ok"
 	if err := errors.Join(cl.HealAll(healCtx), cl.WaitHealthy(healCtx, s.Cluster.HealthTimeout())); err != nil {
 		health = err.Error()
 	}
@@ -383,7 +416,8 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 		Lock: s.Lock, Reentrant: reentrant, Driver: o.Driver.String(), Topology: s.Cluster.Topology, Workload: kind.Name, Nemesis: s.Nemesis,
 		Expected: string(s.Expect), Clients: s.Clients, TimeS: s.Time.Seconds(),
 		Ops: len(ops), DurationS: time.Since(started).Seconds(), Health: health,
-		Dir: dir,
+		Dir: dir, ClusterReused: origin.Reused, ClusterFallback: origin.Fallback,
+		SetupS: origin.Setup.Seconds(), WorkloadS: workloadS,
 	}
 	res.SetCheck(report, s.Expect.Matches(string(report.Verdict)))
 	if err := reports.WriteRun(dir, res, report); err != nil {

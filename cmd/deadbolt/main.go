@@ -7,7 +7,7 @@
 //	deadbolt faults
 //	deadbolt run NAME [--seed N] [--time D] [--clients N] [--lock NAME] [--workload NAME] [--store DIR]
 //	deadbolt run --file FILE [flags]
-//	deadbolt scenario [NAME...] [--seed N] [--store DIR] [--junit FILE] [--shard I/N]
+//	deadbolt scenario [NAME...] [--seed N] [--store DIR] [--junit FILE] [--shard I/N] [--fresh]
 //	deadbolt matrix [--locks L,...] [--faults F,...] [--seeds N] [--seed N] [--parallel N] [--store DIR] [--junit FILE]
 //	deadbolt sweep NAME --knob K --values V1,V2,... [--seeds N] [--seed N] [--parallel N] [--store DIR]
 //	deadbolt shrink RUN_DIR [--budget N] [--store DIR]

@@ -52,6 +52,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		seeds = n
 		return nil
 	})
+	fresh := fs.Bool("fresh", false, "start every run's cluster anew instead of reusing, reset, one an earlier run of the same topology used")
 	parallel := 3
 	fs.Func("parallel", fmt.Sprintf("how many runs at once (1-%d, default 3)", maxParallel), func(s string) error {
 		n, err := strconv.Atoi(s)
@@ -109,6 +110,15 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		for _, seed := range m.Seeds {
 			runs, runSeeds, runCell = append(runs, c.Scenario), append(runSeeds, seed), append(runCell, ci)
 		}
+	}
+	if !*fresh {
+		pool, err := newPool(runs, o)
+		if err != nil {
+			return err
+		}
+		// Every exit path removes the clusters kept for later runs.
+		defer pool.Close(context.WithoutCancel(ctx))
+		o.Pool = pool
 	}
 	fmt.Fprintf(stderr, "matrix: %d locks x %d failures, %d cells to run over %d seeds (%d from %d): %d runs, %d at a time\n",
 		len(lockNames), len(failureNames), len(runs)/seeds, seeds, seeds, base, len(runs), parallel)

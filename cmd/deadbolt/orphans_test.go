@@ -196,3 +196,46 @@ func TestSIGINTAtEveryPhaseExits130AndLeavesNothing(t *testing.T) {
 		})
 	}
 }
+
+// A suite keeps a finished run's cluster for a later run of its topology
+// (cluster.Pool). A SIGINT while one is kept and another run goes on
+// leaves neither behind.
+func TestSIGINTWithAKeptClusterLeavesNothing(t *testing.T) {
+	clustertest.RequireDocker(t)
+	bin := buildDeadbolt(t)
+	// Longest first: expiry-simple, then crash-simple on another topology
+	// while expiry-simple's cluster waits for crash-no-ttl.
+	cmd := exec.Command(bin, "scenario", "expiry-simple", "crash-simple", "crash-no-ttl", "--parallel", "1", "--seed", "1", "--store", t.TempDir())
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() && !strings.Contains(lines.Text(), "crash-simple: starting") {
+	}
+	for lines.Scan() && !strings.Contains(lines.Text(), "client processes on") {
+	}
+	go func() {
+		for lines.Scan() {
+		}
+	}()
+	label := fmt.Sprintf("%s=%d", cluster.LabelPID, cmd.Process.Pid)
+	left, err := cluster.Leftovers(context.Background(), label)
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(left, " "), "-resource", "crash-simple's cluster runs")
+	runs := 0
+	for _, l := range left {
+		if strings.HasPrefix(l, "network ") && strings.HasSuffix(l, "-clients") {
+			runs++
+		}
+	}
+	require.Equal(t, 2, runs, "expiry-simple's cluster is kept beside crash-simple's: %v", left)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	require.True(t, errors.As(err, &ee), "exit 0 after an interrupt: %v", err)
+	require.Equal(t, exitInterrupted, ee.ExitCode())
+	left, err = cluster.Leftovers(context.Background(), label)
+	require.NoError(t, err)
+	require.Empty(t, left)
+}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/client"
+	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/locks"
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
@@ -257,6 +258,7 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		shard, shards, err = scenarios.ParseShard(s)
 		return err
 	})
+	fresh := fs.Bool("fresh", false, "start every scenario's cluster anew instead of reusing, reset, one an earlier scenario of the same topology used")
 	names, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -304,6 +306,15 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if err := checkJUnit(*junit); err != nil {
 		return err
+	}
+	if o.Target == nil && !*fresh {
+		pool, err := newPool(suite, o)
+		if err != nil {
+			return err
+		}
+		// Every exit path removes the clusters kept for later runs.
+		defer pool.Close(context.WithoutCancel(ctx))
+		o.Pool = pool
 	}
 	st := newStatus(stderr)
 	st.attach(&o)
@@ -379,6 +390,19 @@ func runSeeded(ctx context.Context, suite []scenarios.Scenario, seeds []uint64, 
 	}
 	wg.Wait()
 	return results, errs
+}
+
+// newPool expects the clusters the suite's runs will ask for.
+func newPool(suite []scenarios.Scenario, o scenarios.RunOptions) (*cluster.Pool, error) {
+	var specs []cluster.Spec
+	for _, sc := range suite {
+		spec, err := sc.ClusterSpec(o)
+		if err != nil {
+			return nil, badInput("%v", err)
+		}
+		specs = append(specs, spec)
+	}
+	return cluster.NewPool(specs), nil
 }
 
 func prepared(name string, o scenarios.RunOptions) (scenarios.Scenario, error) {

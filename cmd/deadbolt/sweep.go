@@ -44,6 +44,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		seeds = n
 		return nil
 	})
+	fresh := fs.Bool("fresh", false, "start every run's cluster anew instead of reusing, reset, one an earlier run of the same topology used")
 	parallel := 3
 	fs.Func("parallel", fmt.Sprintf("how many runs at once (1-%d, default 3)", maxParallel), func(s string) error {
 		n, err := strconv.Atoi(s)
@@ -100,6 +101,15 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if err := checkStore(f.store); err != nil {
 		return err
+	}
+	if !*fresh {
+		pool, err := newPool(runs, o)
+		if err != nil {
+			return err
+		}
+		// Every exit path removes the clusters kept for later runs.
+		defer pool.Close(context.WithoutCancel(ctx))
+		o.Pool = pool
 	}
 	fmt.Fprintf(stderr, "sweep: %s, %s at %d values, %d seeds each: %d runs, %d at a time\n", base.Name, knob.Name, len(values), seeds, len(runs), parallel)
 	st := newStatus(stderr)
