@@ -65,7 +65,6 @@ func (j QueueJump) String() string {
 }
 
 func (fairness) Check(in *Input) Result {
-	r := newResult("fairness")
 	expired := map[string]bool{}
 	for _, l := range in.ExpiredOnArrival {
 		expired[l] = true
@@ -76,11 +75,8 @@ func (fairness) Check(in *Input) Result {
 			queued++
 		}
 	}
-	r.Metrics["queued"] = int64(queued)
 	if queued == 0 {
-		r.Applicable = false
-		r.Reason = "no queue: the lock never said an acquire stood in line, so there is no order to keep."
-		return r
+		return fairnessResult(nil, 0, 0, 0)
 	}
 	byKey := map[string][]*lockOp{}
 	for i := range in.locks {
@@ -96,6 +92,19 @@ func (fairness) Check(in *Input) Result {
 		jumps = append(jumps, j...)
 		pairs += p
 		passed += n
+	}
+	return fairnessResult(jumps, queued, pairs, passed)
+}
+
+// fairnessResult is the verdict on the queue jumps found, key by key in
+// key order, among queued acquires and pairs judged.
+func fairnessResult(jumps []QueueJump, queued int, pairs, passed int64) Result {
+	r := newResult("fairness")
+	r.Metrics["queued"] = int64(queued)
+	if queued == 0 {
+		r.Applicable = false
+		r.Reason = "no queue: the lock never said an acquire stood in line, so there is no order to keep."
+		return r
 	}
 	sort.SliceStable(jumps, func(i, j int) bool { return jumps[i].Granted < jumps[j].Granted })
 	r.Details = jumps
