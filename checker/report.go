@@ -103,11 +103,6 @@ func (o Options) checkers() ([]string, error) {
 
 // runCheckers runs the named checkers over in and composes their verdicts.
 func runCheckers(in *Input, names []string, opts Options) Report {
-	r := Report{Checks: []Result{}, Anomalies: []Anomaly{}, FaultWindows: in.Faults, Phases: in.Phases, Stats: in.stats,
-		Observed: observed(in.nemesis)}
-	if r.FaultWindows == nil {
-		r.FaultWindows = []FaultWindow{}
-	}
 	// The checkers only read in: two run at a time (the lease-lock search
 	// beside the others, in turn), which saves time without holding every
 	// checker's working memory at once.
@@ -124,6 +119,17 @@ func runCheckers(in *Input, names []string, opts Options) Report {
 		}()
 	}
 	wg.Wait()
+	return compose(in, results, opts)
+}
+
+// compose makes the report of the checkers' results on in: in gives the
+// stats, the nemesis's record and the lock operations its plans named.
+func compose(in *Input, results []Result, opts Options) Report {
+	r := Report{Checks: []Result{}, Anomalies: []Anomaly{}, FaultWindows: in.Faults, Phases: in.Phases, Stats: in.stats,
+		Observed: observed(in.nemesis)}
+	if r.FaultWindows == nil {
+		r.FaultWindows = []FaultWindow{}
+	}
 	var verdicts []Verdict
 	for _, res := range results {
 		r.Checks = append(r.Checks, res)
