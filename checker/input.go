@@ -230,7 +230,7 @@ func (b *inputBuilder) invoke(op history.Op, n int) {
 
 func (b *inputBuilder) finish() *Input {
 	in := b.finishOps()
-	in.locks, in.clocks = clientClocks(in.locks)
+	in.locks, in.clocks, _ = clientClocks(in.locks)
 	in.Holds, in.ExpiredOnArrival, in.Reentries = holdsByKey(in.locks, in.End, in.Reentrant)
 	s := &in.stats
 	s.Reentries = len(in.Reentries)

@@ -50,7 +50,10 @@ type Unavailability struct {
 
 type span struct{ from, to int64 }
 
-func (c liveness) Check(in *Input) Result {
+func (c liveness) Check(in *Input) Result { return livenessResult(c.unavailable(in), in.End) }
+
+// unavailable finds the stretches when a key stayed taken, in order.
+func (c liveness) unavailable(in *Input) []Unavailability {
 	cover := map[string][]span{}
 	ttls := map[string]int64{}
 	last := map[string]map[int64]string{} // key -> end of a possible hold -> its lease
@@ -123,7 +126,7 @@ func (c liveness) Check(in *Input) Result {
 		}
 	}
 	sortUnavailable(found)
-	return livenessResult(found, in.End)
+	return found
 }
 
 // livenessResult is the verdict on the stretches found, in order; end is
