@@ -338,14 +338,37 @@ func longestNoGrant(locks []lockOp) (ms, at int64, key string) {
 			grants[l.key] = append(grants[l.key], l.done)
 		}
 	}
-	var longest int64
+	var g noGrant
 	for k, ts := range grants {
-		slices.Sort(ts)
-		for i := 1; i < len(ts); i++ {
-			if d := ts[i] - ts[i-1]; d > longest || (d == longest && k < key) {
-				longest, at, key = d, ts[i-1], k
-			}
+		g.merge(longestGap(ts, k))
+	}
+	return g.d / int64(time.Millisecond), g.at, g.key
+}
+
+// noGrant is the longest stretch without a grant on one key: d long from at.
+type noGrant struct {
+	d, at int64
+	key   string
+}
+
+// merge keeps the longer stretch, or of two as long the smaller key's.
+func (g *noGrant) merge(o noGrant) {
+	if o.d > g.d || (o.d == g.d && o.key < g.key) {
+		*g = o
+	}
+}
+
+// longestGap is the longest stretch between grants ts (sorted here) of key.
+func longestGap(ts []int64, key string) noGrant {
+	slices.Sort(ts)
+	g := noGrant{key: key}
+	for i := 1; i < len(ts); i++ {
+		if d := ts[i] - ts[i-1]; d > g.d {
+			g.d, g.at = d, ts[i-1]
 		}
 	}
-	return longest / int64(time.Millisecond), at, key
+	if g.d == 0 {
+		return noGrant{}
+	}
+	return g
 }

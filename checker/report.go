@@ -33,6 +33,10 @@ type Options struct {
 	// again (locks.Reentrant): the client's leases of one key are one hold,
 	// counted, not a double hold (see reentry.go).
 	Reentrant bool
+	// Whole makes CheckFile and CheckReader keep the lock view of the
+	// whole history in memory, as Check does, rather than spill it and
+	// check it key by key: the way they checked before, kept to compare.
+	Whole bool
 }
 
 func (o Options) timeout() time.Duration {
