@@ -51,6 +51,9 @@ func big(b *testing.B) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if code == 0 {
+		code = compareHandMade()
+	}
 	if bigFile != "" {
 		os.Remove(bigFile)
 	}
