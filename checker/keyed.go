@@ -149,6 +149,9 @@ func checkKey1(g *Input, key string, locks []lockOp, named bool, names []string,
 			p.dh = findDoubleHolds(in.Holds, in.Faults, in.Reentrant)
 		case "lease-lock":
 			p.ll = checkLeaseLockBy(in.locks, in.Faults, deadline, in.Reentrant)
+			if len(p.ll.FailedKeys) == 0 {
+				p.ll.byKey, p.ll.info = nil, nil // kept only to draw a failed key
+			}
 		case "liveness":
 			p.un = liveness{threshold: opts.LivenessThreshold}.unavailable(in)
 		case "releases":
