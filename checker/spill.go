@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 
@@ -126,21 +125,24 @@ func (s *spill) flush() error {
 func (s *spill) bucketCount() int { return len(s.buckets) }
 
 // load reads bucket i back: its keys' lock operations, each key's in
-// invocation order as Input.locks holds them.
+// invocation order as Input.locks holds them. The bucket is read whole
+// into one string that the leases and tokens are cut from.
 func (s *spill) load(i int) (map[string][]lockOp, error) {
 	b := s.buckets[i]
 	if b == nil {
 		return nil, nil
 	}
-	if _, err := b.f.Seek(0, io.SeekStart); err != nil {
+	raw, err := os.ReadFile(b.f.Name())
+	if err != nil {
 		return nil, err
 	}
-	r := bufio.NewReaderSize(b.f, 64<<10)
+	d := spillDecoder{data: string(raw)}
+	raw = nil
 	out := map[string][]lockOp{}
 	for range b.n {
-		l, err := s.read(r)
-		if err != nil {
-			return nil, fmt.Errorf("reading back the spilled history: %w", err)
+		l := d.record(s.keys)
+		if d.err != nil {
+			return nil, fmt.Errorf("reading back the spilled history: %w", d.err)
 		}
 		out[l.key] = append(out[l.key], l)
 	}
@@ -152,45 +154,63 @@ func (s *spill) load(i int) (map[string][]lockOp, error) {
 
 var errSpillCorrupt = errors.New("corrupt record")
 
-func (s *spill) read(r *bufio.Reader) (lockOp, error) {
+// spillDecoder reads records from data; the first error sticks.
+type spillDecoder struct {
+	data string
+	at   int
+	err  error
+}
+
+func (d *spillDecoder) uvarint() uint64 {
+	var v uint64
+	for shift := 0; d.err == nil; shift += 7 {
+		if d.at >= len(d.data) || shift > 63 {
+			d.err = errSpillCorrupt
+			break
+		}
+		c := d.data[d.at]
+		d.at++
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return v
+		}
+	}
+	return 0
+}
+
+func (d *spillDecoder) varint() int64 {
+	u := d.uvarint()
+	return int64(u>>1) ^ -int64(u&1) // binary.AppendVarint's zig-zag
+}
+
+func (d *spillDecoder) str() string {
+	n := d.uvarint()
+	if d.err != nil || n > uint64(len(d.data)-d.at) {
+		d.err = cmp.Or(d.err, errSpillCorrupt)
+		return ""
+	}
+	v := d.data[d.at : d.at+int(n)]
+	d.at += int(n)
+	return v
+}
+
+func (d *spillDecoder) record(keys []string) lockOp {
 	var l lockOp
-	id, err := binary.ReadUvarint(r)
-	if err != nil {
-		return l, err
+	id := d.uvarint()
+	if d.err != nil || id >= uint64(len(keys)) || d.at+3 > len(d.data) {
+		d.err = cmp.Or(d.err, errSpillCorrupt)
+		return l
 	}
-	if id >= uint64(len(s.keys)) {
-		return l, errSpillCorrupt
+	l.key = keys[id]
+	fc, tc := int(d.data[d.at]), int(d.data[d.at+1])
+	if fc >= len(fCodes) || tc >= len(typeCodes) {
+		d.err = errSpillCorrupt
+		return l
 	}
-	l.key = s.keys[id]
-	var codes [3]byte
-	if _, err := io.ReadFull(r, codes[:]); err != nil {
-		return l, err
-	}
-	if int(codes[0]) >= len(fCodes) || int(codes[1]) >= len(typeCodes) {
-		return l, errSpillCorrupt
-	}
-	l.f, l.outcome, l.refused = fCodes[codes[0]], typeCodes[codes[1]], codes[2] == 1
-	var v [9]int64
-	for i := range v {
-		if v[i], err = binary.ReadVarint(r); err != nil {
-			return l, err
-		}
-	}
-	l.call, l.done, l.ttl, l.fence, l.queued = v[0], v[1], v[2], v[3], v[4]
-	l.invIndex, l.doneIndex, l.process, l.client = int32(v[5]), int32(v[6]), int32(v[7]), int32(v[8])
-	for _, dst := range []*string{&l.lease, &l.owner} {
-		n, err := binary.ReadUvarint(r)
-		if err != nil {
-			return l, err
-		}
-		if n > 1<<20 {
-			return l, errSpillCorrupt
-		}
-		buf := make([]byte, n)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return l, err
-		}
-		*dst = string(buf)
-	}
-	return l, nil
+	l.f, l.outcome, l.refused = fCodes[fc], typeCodes[tc], d.data[d.at+2] == 1
+	d.at += 3
+	l.call, l.done, l.ttl, l.fence, l.queued = d.varint(), d.varint(), d.varint(), d.varint(), d.varint()
+	l.invIndex, l.doneIndex, l.process, l.client = int32(d.varint()), int32(d.varint()), int32(d.varint()), int32(d.varint())
+	l.lease, l.owner = d.str(), d.str()
+	return l
 }
