@@ -81,9 +81,7 @@ func checkReader(r io.Reader, opts Options, lockHint int) (Report, error) {
 	keepPairs := needPairs(names)
 	var sp *spill
 	if !keepPairs && !opts.Whole {
-		if sp, err = newSpill(); err != nil {
-			return Report{}, err
-		}
+		sp = newSpill()
 		defer sp.close()
 		lockHint = 0
 	}

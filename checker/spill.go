@@ -17,7 +17,6 @@ import (
 // operations still open: each completed operation is written out, and
 // the keys are later read back a bucket at a time (see CheckFile).
 type spill struct {
-	dir     string
 	buckets []*spillBucket
 	// keys are the keys in the order first seen; a key's bucket is its
 	// place in that order modulo the bucket count, so buckets hold
@@ -38,22 +37,15 @@ type spillBucket struct {
 // each); with more keys than buckets a bucket holds several keys.
 const spillBuckets = 64
 
-func newSpill() (*spill, error) {
-	dir, err := os.MkdirTemp("", "deadbolt-check-*")
-	if err != nil {
-		return nil, err
-	}
-	return &spill{dir: dir, keyID: map[string]uint32{}}, nil
-}
+func newSpill() *spill { return &spill{keyID: map[string]uint32{}} }
 
-// close removes the spill's files.
+// close releases the spill's files (already unlinked: see put).
 func (s *spill) close() {
 	for _, b := range s.buckets {
 		if b != nil {
 			b.f.Close()
 		}
 	}
-	os.RemoveAll(s.dir)
 }
 
 // fCodes and typeCodes number the values a lockOp's f and outcome take.
@@ -79,7 +71,12 @@ func (s *spill) put(l *lockOp) {
 	}
 	b := s.buckets[bi]
 	if b == nil {
-		f, err := os.CreateTemp(s.dir, "bucket-*")
+		// Unlinked at once: a check stopped by a signal or a crash leaves
+		// nothing behind, and the open file lives until close.
+		f, err := os.CreateTemp("", "deadbolt-check-*")
+		if err == nil {
+			err = os.Remove(f.Name())
+		}
 		if err != nil {
 			s.err = err
 			return
@@ -132,7 +129,7 @@ func (s *spill) load(i int) (map[string][]lockOp, error) {
 	if b == nil {
 		return nil, nil
 	}
-	raw, err := os.ReadFile(b.f.Name())
+	raw, err := readAll(b.f)
 	if err != nil {
 		return nil, err
 	}
@@ -150,6 +147,17 @@ func (s *spill) load(i int) (map[string][]lockOp, error) {
 		slices.SortFunc(ls, func(a, b lockOp) int { return cmp.Compare(a.invIndex, b.invIndex) })
 	}
 	return out, nil
+}
+
+// readAll reads f from its start.
+func readAll(f *os.File) ([]byte, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, st.Size())
+	_, err = f.ReadAt(buf, 0)
+	return buf, err
 }
 
 var errSpillCorrupt = errors.New("corrupt record")
