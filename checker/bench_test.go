@@ -51,6 +51,9 @@ func big(b *testing.B) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	if code == 0 {
+		code = compareHandMade()
+	}
 	if bigFile != "" {
 		os.Remove(bigFile)
 	}
@@ -59,22 +62,30 @@ func TestMain(m *testing.M) {
 
 func BenchmarkChecker(b *testing.B) {
 	// read+check-1M is `deadbolt check` of a 1M-line history.jsonl:
-	// streamed through the default checkers.
-	b.Run("read+check-1M", func(b *testing.B) {
-		path := big(b)
-		if st, err := os.Stat(path); err == nil {
-			defer debug.SetMemoryLimit(debug.SetMemoryLimit(MemoryLimit(st.Size()))) // as deadbolt check sets it
+	// streamed through the default checkers, key by key from a spill;
+	// read+check-1M-whole is the same with the lock view kept whole, as
+	// deadbolt check did before (Options.Whole).
+	for _, whole := range []bool{false, true} {
+		name := "read+check-1M"
+		if whole {
+			name += "-whole"
 		}
-		peak := watchPeak(b)
-		for b.Loop() {
-			r, err := CheckFile(path, Options{})
-			if err != nil {
-				b.Fatal(err)
+		b.Run(name, func(b *testing.B) {
+			path := big(b)
+			if st, err := os.Stat(path); err == nil {
+				defer debug.SetMemoryLimit(debug.SetMemoryLimit(MemoryLimit(st.Size()))) // as deadbolt check sets it
 			}
-			mustBe(b, Valid, r)
-		}
-		peak.report()
-	})
+			peak := watchPeak(b)
+			for b.Loop() {
+				r, err := CheckFile(path, Options{Whole: whole})
+				if err != nil {
+					b.Fatal(err)
+				}
+				mustBe(b, Valid, r)
+			}
+			peak.report()
+		})
+	}
 	// read-1M is the reading alone, into history.Ops.
 	b.Run("read-1M", func(b *testing.B) {
 		path := big(b)

@@ -118,6 +118,9 @@ func (b *builder) build() []history.Op {
 		ops[i] = b.ops[o]
 		ops[i].Index = i
 	}
+	handMade.Lock()
+	handMade.ops = append(handMade.ops, ops)
+	handMade.Unlock()
 	return ops
 }
 

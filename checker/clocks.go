@@ -15,8 +15,9 @@ import (
 const KindClientClock = "client-clock"
 
 // clientClocks drops the renewals stamped before their lease's acquire was
-// sent, and reports each as a client-clock anomaly. The others are kept.
-func clientClocks(locks []lockOp) ([]lockOp, []Anomaly) {
+// sent, and reports each as a client-clock anomaly, with the history index
+// of each dropped renewal. The others are kept.
+func clientClocks(locks []lockOp) ([]lockOp, []Anomaly, []int32) {
 	asked := map[string]int64{}
 	for i := range locks {
 		if l := &locks[i]; l.f == history.Acquire {
@@ -26,15 +27,17 @@ func clientClocks(locks []lockOp) ([]lockOp, []Anomaly) {
 		}
 	}
 	var out []Anomaly
+	var dropped []int32
 	kept := locks[:0]
 	for _, l := range locks {
 		if sent, ok := asked[l.lease]; ok && l.f == history.Renew && l.call < sent {
 			out = append(out, Anomaly{Kind: KindClientClock, At: l.call, Key: l.key, Leases: []string{l.lease},
 				Text: fmt.Sprintf("process %d stamped a renewal of lease %s at %s, before the harness sent that lease's acquire at %s: "+
 					"the client's clock disagrees with the host's, so its stamped events cannot be placed", l.process, l.lease, at(l.call), at(sent))})
+			dropped = append(dropped, l.invIndex)
 			continue
 		}
 		kept = append(kept, l)
 	}
-	return kept, out
+	return kept, out, dropped
 }

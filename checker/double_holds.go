@@ -59,8 +59,17 @@ func DoubleHolds(ops []history.Op) ([]DoubleHold, error) {
 type doubleHoldChecker struct{}
 
 func (doubleHoldChecker) Check(in *Input) Result {
+	holds := 0
+	for _, hs := range in.Holds {
+		holds += len(hs)
+	}
+	return doubleHoldResult(findDoubleHolds(in.Holds, in.Faults, in.Reentrant), holds, len(in.ExpiredOnArrival))
+}
+
+// doubleHoldResult is the verdict on dh, the double holds found among
+// holds holding windows; expired leases arrived with none.
+func doubleHoldResult(dh []DoubleHold, holds, expired int) Result {
 	r := newResult("double-holds")
-	dh := findDoubleHolds(in.Holds, in.Faults, in.Reentrant)
 	if dh == nil {
 		dh = []DoubleHold{}
 	}
@@ -71,9 +80,9 @@ func (doubleHoldChecker) Check(in *Input) Result {
 			Leases: []string{d.First.Lease, d.Second.Lease}, Text: d.String()})
 	}
 	note := ""
-	if n := len(in.ExpiredOnArrival); n > 0 {
+	if expired > 0 {
 		note = fmt.Sprintf(" %s arrived after the TTL had passed (no holding window); a client that used one anyway is for the resource checkers to judge.",
-			plural(n, "lease"))
+			plural(expired, "lease"))
 	}
 	if len(dh) > 0 {
 		r.Verdict = Invalid
@@ -81,11 +90,7 @@ func (doubleHoldChecker) Check(in *Input) Result {
 			plural(len(dh), "double hold"), dh[0].Key, at(dh[0].OverlapStart), note)
 		return r
 	}
-	leases := 0
-	for _, hs := range in.Holds {
-		leases += len(hs)
-	}
-	r.Reason = fmt.Sprintf("no two of %s overlapped on a key.%s", plural(leases, "holding window"), note)
+	r.Reason = fmt.Sprintf("no two of %s overlapped on a key.%s", plural(holds, "holding window"), note)
 	return r
 }
 
@@ -121,6 +126,13 @@ func findDoubleHolds(byKey map[string][]Hold, faults []FaultWindow, reentrant bo
 			active = append(active, h)
 		}
 	}
+	sortDoubleHolds(out)
+	return out
+}
+
+// sortDoubleHolds orders double holds by the start of their overlap, then
+// key and the two acquires.
+func sortDoubleHolds(out []DoubleHold) {
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.OverlapStart != b.OverlapStart {
@@ -134,5 +146,4 @@ func findDoubleHolds(byKey map[string][]Hold, faults []FaultWindow, reentrant bo
 		}
 		return a.Second.AcquireIndex < b.Second.AcquireIndex
 	})
-	return out
 }

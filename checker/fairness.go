@@ -64,23 +64,23 @@ func (j QueueJump) String() string {
 	return s
 }
 
-func (fairness) Check(in *Input) Result {
-	r := newResult("fairness")
+func (fairness) Check(in *Input) Result { return fairnessResult(queueJumpsOf(in)) }
+
+// queueJumpsOf judges every key's grants: the jumps found, key by key in
+// key order, the acquires that stood in line, the pairs judged and the
+// waiters passed.
+func queueJumpsOf(in *Input) (jumps []QueueJump, queued int, pairs, passed int64) {
 	expired := map[string]bool{}
 	for _, l := range in.ExpiredOnArrival {
 		expired[l] = true
 	}
-	queued := 0
 	for i := range in.locks {
 		if l := &in.locks[i]; l.f == history.Acquire && l.process >= 0 && l.queued > 0 {
 			queued++
 		}
 	}
-	r.Metrics["queued"] = int64(queued)
 	if queued == 0 {
-		r.Applicable = false
-		r.Reason = "no queue: the lock never said an acquire stood in line, so there is no order to keep."
-		return r
+		return nil, 0, 0, 0
 	}
 	byKey := map[string][]*lockOp{}
 	for i := range in.locks {
@@ -89,13 +89,24 @@ func (fairness) Check(in *Input) Result {
 			byKey[l.key] = append(byKey[l.key], l)
 		}
 	}
-	var jumps []QueueJump
-	var pairs, passed int64
 	for _, key := range slices.Sorted(maps.Keys(byKey)) {
 		j, p, n := queueJumps(key, byKey[key], expired)
 		jumps = append(jumps, j...)
 		pairs += p
 		passed += n
+	}
+	return jumps, queued, pairs, passed
+}
+
+// fairnessResult is the verdict on the queue jumps found, key by key in
+// key order, among queued acquires and pairs judged.
+func fairnessResult(jumps []QueueJump, queued int, pairs, passed int64) Result {
+	r := newResult("fairness")
+	r.Metrics["queued"] = int64(queued)
+	if queued == 0 {
+		r.Applicable = false
+		r.Reason = "no queue: the lock never said an acquire stood in line, so there is no order to keep."
+		return r
 	}
 	sort.SliceStable(jumps, func(i, j int) bool { return jumps[i].Granted < jumps[j].Granted })
 	r.Details = jumps

@@ -114,12 +114,16 @@ type inputBuilder struct {
 	keys      map[string]string // interned lock keys
 	nemesisOp []history.Op
 	leases    *leaseBook
+	// spill, when set, takes each lock operation once it completes
+	// (or, at the end, never did), rather than in.locks keeping it.
+	spill *spill
 }
 
 type openRecord struct {
 	kind  recordKind
 	index int // into in.locks or in.nemesis
 	f     history.F
+	lock  *lockOp // an open lock operation when spilling
 }
 
 type recordKind uint8
@@ -172,10 +176,16 @@ func (b *inputBuilder) add(op history.Op, n int, stored *history.Op) error {
 	delete(b.open, n)
 	switch rec.kind {
 	case lockRecord:
-		l := &in.locks[rec.index]
+		l := rec.lock
+		if l == nil {
+			l = &in.locks[rec.index]
+		}
 		l.outcome, l.done, l.doneIndex = op.Type, op.Time, int32(op.Index)
 		l.ttl, l.fence = firstOf(l.ttl, op.TTL), firstOf(op.Fence, l.fence)
 		l.owner, l.refused, l.queued = firstOf(op.Owner, l.owner), op.Refused, op.Queued
+		if b.spill != nil {
+			b.spill.put(l)
+		}
 	case nemesisRecord:
 		c := op
 		in.nemesis[rec.index].Complete = &c
@@ -204,29 +214,54 @@ func (b *inputBuilder) invoke(op history.Op, n int) {
 			key = op.Key
 			b.keys[key] = key
 		}
-		b.open[n] = openRecord{kind: lockRecord, index: len(in.locks)}
-		in.locks = append(in.locks, lockOp{f: op.F, outcome: history.Info, key: key, lease: op.Lease, owner: op.Owner,
+		l := lockOp{f: op.F, outcome: history.Info, key: key, lease: op.Lease, owner: op.Owner,
 			call: op.Time, done: noCompletion, ttl: op.TTL, fence: op.Fence,
-			invIndex: int32(op.Index), doneIndex: -1, process: int32(op.Process), client: b.leases.client(op)})
+			invIndex: int32(op.Index), doneIndex: -1, process: int32(op.Process), client: b.leases.client(op)}
+		if b.spill != nil {
+			b.open[n] = openRecord{kind: lockRecord, lock: &l}
+			return
+		}
+		b.open[n] = openRecord{kind: lockRecord, index: len(in.locks)}
+		in.locks = append(in.locks, l)
 	case op.Process >= 0:
 		b.open[n] = openRecord{kind: resourceRecord, f: op.F}
 	}
 }
 
 func (b *inputBuilder) finish() *Input {
+	in := b.finishOps()
+	in.locks, in.clocks, _ = clientClocks(in.locks)
+	in.Holds, in.ExpiredOnArrival, in.Reentries = holdsByKey(in.locks, in.End, in.Reentrant)
+	s := &in.stats
+	s.Reentries = len(in.Reentries)
+	lockStats(s, in.locks)
+	s.LongestNoGrantMS, s.LongestNoGrantAt, s.LongestNoGrantOn = longestNoGrant(in.locks)
+	s.Faults, s.ExpiredOnArrival = len(in.Faults), len(in.ExpiredOnArrival)
+	strikeStats(s, in)
+	return in
+}
+
+// finishOps ends the reading: operations left open are counted (or
+// spilled) as never completed, and the nemesis's record is read.
+func (b *inputBuilder) finishOps() *Input {
 	in := b.in
 	for _, rec := range b.open {
-		if rec.kind == resourceRecord {
+		switch {
+		case rec.kind == resourceRecord:
 			b.countResource(rec.f, history.Info) // never completed
+		case rec.kind == lockRecord && b.spill != nil:
+			b.spill.put(rec.lock)
 		}
 	}
 	in.Faults = faultWindows(b.nemesisOp, in.End)
 	in.Phases = phaseSpans(b.nemesisOp, in.End)
-	in.locks, in.clocks = clientClocks(in.locks)
-	in.Holds, in.ExpiredOnArrival, in.Reentries = holdsByKey(in.locks, in.End, in.Reentrant)
-	s := &in.stats
-	s.Reentries = len(in.Reentries)
-	for _, l := range in.locks {
+	in.stats.Processes, in.stats.Keys = len(b.procs), len(b.keys)
+	return in
+}
+
+// lockStats counts the clients' lock operations.
+func lockStats(s *Stats, locks []lockOp) {
+	for _, l := range locks {
 		if l.process < 0 {
 			continue
 		}
@@ -242,9 +277,10 @@ func (b *inputBuilder) finish() *Input {
 			}
 		}
 	}
-	s.LongestNoGrantMS, s.LongestNoGrantAt, s.LongestNoGrantOn = longestNoGrant(in.locks)
-	s.Processes, s.Keys = len(b.procs), len(b.keys)
-	s.Faults, s.ExpiredOnArrival = len(in.Faults), len(in.ExpiredOnArrival)
+}
+
+// strikeStats counts the faults struck inside a client's operation.
+func strikeStats(s *Stats, in *Input) {
 	for _, st := range Strikes(in) {
 		s.Strikes++
 		s.StrikesInside += b2i(st.Inside)
@@ -252,7 +288,6 @@ func (b *inputBuilder) finish() *Input {
 		s.StrikesLate += b2i(st.Late)
 		s.StrikesStuck += b2i(st.Stuck)
 	}
-	return in
 }
 
 func (b *inputBuilder) countResource(f history.F, t history.Type) {
@@ -303,14 +338,37 @@ func longestNoGrant(locks []lockOp) (ms, at int64, key string) {
 			grants[l.key] = append(grants[l.key], l.done)
 		}
 	}
-	var longest int64
+	var g noGrant
 	for k, ts := range grants {
-		slices.Sort(ts)
-		for i := 1; i < len(ts); i++ {
-			if d := ts[i] - ts[i-1]; d > longest || (d == longest && k < key) {
-				longest, at, key = d, ts[i-1], k
-			}
+		g.merge(longestGap(ts, k))
+	}
+	return g.d / int64(time.Millisecond), g.at, g.key
+}
+
+// noGrant is the longest stretch without a grant on one key: d long from at.
+type noGrant struct {
+	d, at int64
+	key   string
+}
+
+// merge keeps the longer stretch, or of two as long the smaller key's.
+func (g *noGrant) merge(o noGrant) {
+	if o.d > g.d || (o.d == g.d && o.key < g.key) {
+		*g = o
+	}
+}
+
+// longestGap is the longest stretch between grants ts (sorted here) of key.
+func longestGap(ts []int64, key string) noGrant {
+	slices.Sort(ts)
+	g := noGrant{key: key}
+	for i := 1; i < len(ts); i++ {
+		if d := ts[i] - ts[i-1]; d > g.d {
+			g.d, g.at = d, ts[i-1]
 		}
 	}
-	return longest / int64(time.Millisecond), at, key
+	if g.d == 0 {
+		return noGrant{}
+	}
+	return g
 }

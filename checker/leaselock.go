@@ -326,8 +326,12 @@ func init() {
 type leaseLockChecker struct{ timeout time.Duration }
 
 func (c leaseLockChecker) Check(in *Input) Result {
+	return leaseLockResult(checkLeaseLock(in.locks, in.Faults, c.timeout, in.Reentrant), c.timeout)
+}
+
+// leaseLockResult is the verdict of the model check ll, limited to timeout.
+func leaseLockResult(ll LeaseLockResult, timeout time.Duration) Result {
 	r := newResult("lease-lock")
-	ll := checkLeaseLock(in.locks, in.Faults, c.timeout, in.Reentrant)
 	r.Verdict, r.Details = ll.Verdict, &ll
 	for i, k := range ll.FailedKeys {
 		r.Anomalies = append(r.Anomalies, Anomaly{Kind: KindNoLegalOrder, At: ll.FailedAt[i], Key: k, Text: ll.Anomalies[i]})
@@ -340,11 +344,11 @@ func (c leaseLockChecker) Check(in *Input) Result {
 		}
 		r.Reason = fmt.Sprintf("no legal lease-lock order for %s %s.", noun, quoteAll(ll.FailedKeys))
 		if len(ll.UnknownKeys) > 0 {
-			r.Reason += fmt.Sprintf(" (The check hit its %s time limit before it could decide %s.)", c.timeout, plural(len(ll.UnknownKeys), "other key"))
+			r.Reason += fmt.Sprintf(" (The check hit its %s time limit before it could decide %s.)", timeout, plural(len(ll.UnknownKeys), "other key"))
 		}
 	case Unknown:
 		r.Reason = fmt.Sprintf("the lease-lock model check hit its %s time limit before it could decide %s of %s, so the history is neither proven valid nor invalid.",
-			c.timeout, plural(len(ll.UnknownKeys), "key"), plural(ll.Keys, "key"))
+			timeout, plural(len(ll.UnknownKeys), "key"), plural(ll.Keys, "key"))
 	default:
 		r.Reason = fmt.Sprintf("a legal lease-lock order explains all %s on %s (failed ones change nothing and need no place).",
 			plural(ll.Operations, "lock operation"), plural(ll.Keys, "key"))
@@ -394,16 +398,22 @@ func LeaseLock(ops []history.Op, timeout time.Duration) (LeaseLockResult, error)
 // Only the keys found illegal are searched again, verbosely, to explain
 // them.
 func checkLeaseLock(locks []lockOp, faults []FaultWindow, timeout time.Duration, reentrant bool) LeaseLockResult {
+	var deadline time.Time
+	if timeout > 0 {
+		deadline = time.Now().Add(timeout)
+	}
+	return checkLeaseLockBy(locks, faults, deadline, reentrant)
+}
+
+// checkLeaseLockBy is checkLeaseLock with a deadline (none when zero), so
+// that keys checked apart share one time limit.
+func checkLeaseLockBy(locks []lockOp, faults []FaultWindow, deadline time.Time, reentrant bool) LeaseLockResult {
 	keys, byKey := searchable(locks)
 	base := modelFor(reentrant)
 	all := keyed(base)
 	r := LeaseLockResult{Verdict: Valid, Keys: len(keys), byKey: byKey, faults: faults, model: all.ToModel()}
 	for _, k := range keys {
 		r.Operations += len(byKey[k])
-	}
-	var deadline time.Time
-	if timeout > 0 {
-		deadline = time.Now().Add(timeout)
 	}
 	results := make([]porcupine.CheckResult, len(keys))
 	next := make(chan int)
@@ -448,7 +458,7 @@ func checkLeaseLock(locks []lockOp, faults []FaultWindow, timeout time.Duration,
 	// like the first; it gets the time that is left, and at least a
 	// second of its own.
 	explainBy := time.Duration(0)
-	if timeout > 0 {
+	if !deadline.IsZero() {
 		explainBy = max(time.Until(deadline), time.Second)
 	}
 	start := time.Now()

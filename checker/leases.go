@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -20,8 +21,13 @@ import (
 // come from the owner or from a watchdog process of its own, which renews
 // one lease and does nothing else.
 type leaseBook struct {
-	owner map[string]int32 // lease -> the process that asked for it
-	asked map[string]int32 // lease -> the index of that acquire
+	// granted marks the leases in the harness's form (pN.M) that process
+	// N acquired, bit M of N's set: a bit per grant, where maps of names
+	// would hold a history's every lease (the most memory a long history
+	// took). Leases named otherwise are in owner and asked.
+	granted map[int32][]uint64
+	owner   map[string]int32 // lease -> the process that asked for it
+	asked   map[string]int32 // lease -> the index of that acquire
 	// root is each successor's first ancestor: processes that share a
 	// root are one client.
 	root map[int32]int32
@@ -32,7 +38,7 @@ type leaseBook struct {
 }
 
 func newLeaseBook() *leaseBook {
-	return &leaseBook{owner: map[string]int32{}, asked: map[string]int32{}, root: map[int32]int32{},
+	return &leaseBook{granted: map[int32][]uint64{}, owner: map[string]int32{}, asked: map[string]int32{}, root: map[int32]int32{},
 		watching: map[int32]string{}, acting: map[int32]bool{}}
 }
 
@@ -57,16 +63,25 @@ func (b *leaseBook) add(op history.Op) error {
 	}
 	switch op.F {
 	case history.Acquire:
-		if first, dup := b.asked[op.Lease]; dup {
-			return fmt.Errorf("op %d: lease %s is acquired again (first by op %d): the harness names each grant once", op.Index, op.Lease, first)
+		if _, dup := b.ownerOf(op.Lease); dup {
+			return fmt.Errorf("op %d: lease %s is acquired again: the harness names each grant once", op.Index, op.Lease)
 		}
 		if n, ok := namedProcess(op.Lease); ok && n != op.Process {
 			return fmt.Errorf("op %d: process %d acquires lease %s, a name that belongs to process %d", op.Index, op.Process, op.Lease, n)
 		}
-		b.owner[op.Lease], b.asked[op.Lease] = p, int32(op.Index)
+		if _, m, named := harnessName(op.Lease); named {
+			bits := b.granted[p]
+			for len(bits) <= m/64 {
+				bits = append(bits, 0)
+			}
+			bits[m/64] |= 1 << (m % 64)
+			b.granted[p] = bits
+		} else {
+			b.owner[op.Lease], b.asked[op.Lease] = p, int32(op.Index)
+		}
 		return b.acts(op)
 	case history.Renew, history.Lost:
-		owner, known := b.owner[op.Lease]
+		owner, known := b.ownerOf(op.Lease)
 		if !known || b.rootOf(owner) == b.rootOf(p) {
 			return nil
 		}
@@ -79,7 +94,7 @@ func (b *leaseBook) add(op history.Op) error {
 		b.watching[p] = op.Lease
 		return nil
 	}
-	if owner, known := b.owner[op.Lease]; known && b.rootOf(owner) != b.rootOf(p) {
+	if owner, known := b.ownerOf(op.Lease); known && b.rootOf(owner) != b.rootOf(p) {
 		return fmt.Errorf("op %d: process %d's %s names lease %s of process %d, which it does not continue", op.Index, op.Process, op.F, op.Lease, owner)
 	}
 	return b.acts(op)
@@ -88,7 +103,7 @@ func (b *leaseBook) add(op history.Op) error {
 // client is the client op acts for: the lease owner's first process, or
 // op's own for an op without a known lease.
 func (b *leaseBook) client(op history.Op) int32 {
-	if owner, ok := b.owner[op.Lease]; ok {
+	if owner, ok := b.ownerOf(op.Lease); ok {
 		return b.rootOf(owner)
 	}
 	return b.rootOf(int32(op.Process))
@@ -113,4 +128,44 @@ func namedProcess(lease string) (int, bool) {
 	pn, err1 := strconv.Atoi(n)
 	_, err2 := strconv.Atoi(m)
 	return pn, err1 == nil && err2 == nil && pn >= 0
+}
+
+// ownerOf is the process that acquired lease, if one did.
+func (b *leaseBook) ownerOf(lease string) (int32, bool) {
+	if n, m, ok := harnessName(lease); ok {
+		bits := b.granted[int32(n)]
+		return int32(n), m/64 < len(bits) && bits[m/64]&(1<<(m%64)) != 0
+	}
+	owner, ok := b.owner[lease]
+	return owner, ok
+}
+
+// maxLeaseSeq bounds M in the harness's names pN.M that granted keeps
+// as bits; a name with a larger M is kept by name.
+const maxLeaseSeq = 1 << 26
+
+// harnessName reads N and M from a lease named pN.M, the harness's form,
+// with both written plainly (so that each name has one reading): such a
+// lease is kept as bit M of N's set.
+func harnessName(lease string) (n, m int, ok bool) {
+	ns, ms, ok := strings.Cut(strings.TrimPrefix(lease, "p"), ".")
+	if !ok || !strings.HasPrefix(lease, "p") || !plainNumber(ns) || !plainNumber(ms) {
+		return 0, 0, false
+	}
+	n, err1 := strconv.Atoi(ns)
+	m, err2 := strconv.Atoi(ms)
+	return n, m, err1 == nil && err2 == nil && n <= math.MaxInt32 && m < maxLeaseSeq
+}
+
+// plainNumber: decimal digits without a sign or a leading zero.
+func plainNumber(s string) bool {
+	if s == "" || len(s) > 1 && s[0] == '0' {
+		return false
+	}
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

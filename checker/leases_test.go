@@ -37,7 +37,7 @@ func TestALeaseThatIsNotOneClientsGrantIsRefused(t *testing.T) {
 		"granted twice": {newHistory().
 			leaseAcquire(1, "k", "p1.1", ms(0), ms(10), ms(1000)).
 			leaseAcquire(2, "k", "p1.1", ms(100), ms(110), ms(1000)),
-			"lease p1.1 is acquired again (first by op 0)"},
+			"lease p1.1 is acquired again"},
 		"acquired under another process's name": {newHistory().
 			leaseAcquire(1, "k", "p1.1", ms(0), ms(10), ms(1000)).
 			leaseAcquire(2, "k", "p1.2", ms(100), ms(110), ms(1000)),

@@ -50,8 +50,10 @@ type Unavailability struct {
 
 type span struct{ from, to int64 }
 
-func (c liveness) Check(in *Input) Result {
-	r := newResult("liveness")
+func (c liveness) Check(in *Input) Result { return livenessResult(c.unavailable(in), in.End) }
+
+// unavailable finds the stretches when a key stayed taken, in order.
+func (c liveness) unavailable(in *Input) []Unavailability {
 	cover := map[string][]span{}
 	ttls := map[string]int64{}
 	last := map[string]map[int64]string{} // key -> end of a possible hold -> its lease
@@ -123,12 +125,14 @@ func (c liveness) Check(in *Input) Result {
 			found = append(found, u)
 		}
 	}
-	sort.Slice(found, func(i, j int) bool {
-		if found[i].From != found[j].From {
-			return found[i].From < found[j].From
-		}
-		return found[i].Key < found[j].Key
-	})
+	sortUnavailable(found)
+	return found
+}
+
+// livenessResult is the verdict on the stretches found, in order; end is
+// the history's.
+func livenessResult(found []Unavailability, end int64) Result {
+	r := newResult("liveness")
 	if found == nil {
 		found = []Unavailability{}
 	}
@@ -137,7 +141,7 @@ func (c liveness) Check(in *Input) Result {
 	var longest int64
 	for _, u := range found {
 		longest = max(longest, u.To-u.From)
-		r.Anomalies = append(r.Anomalies, Anomaly{Kind: KindLiveness, At: u.From, Key: u.Key, Leases: nonEmpty(u.LastLease), Text: u.String(in.End)})
+		r.Anomalies = append(r.Anomalies, Anomaly{Kind: KindLiveness, At: u.From, Key: u.Key, Leases: nonEmpty(u.LastLease), Text: u.String(end)})
 	}
 	r.Metrics["unavailable_ms"] = longest / int64(time.Millisecond)
 	if len(found) == 0 {
@@ -149,6 +153,16 @@ func (c liveness) Check(in *Input) Result {
 	r.Reason = fmt.Sprintf("the lock failed liveness: %s stayed taken with no lease to explain it (key %q for %s from %s).",
 		plural(len(found), "key stretch"), u.Key, at(u.To-u.From), at(u.From))
 	return r
+}
+
+// sortUnavailable orders stretches by their start, then key.
+func sortUnavailable(found []Unavailability) {
+	sort.Slice(found, func(i, j int) bool {
+		if found[i].From != found[j].From {
+			return found[i].From < found[j].From
+		}
+		return found[i].Key < found[j].Key
+	})
 }
 
 // refusedWithin counts the refusals (sorted by invocation) that began and

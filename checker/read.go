@@ -79,8 +79,14 @@ func checkReader(r io.Reader, opts Options, lockHint int) (Report, error) {
 		return Report{}, err
 	}
 	keepPairs := needPairs(names)
+	var sp *spill
+	if !keepPairs && !opts.Whole {
+		sp = newSpill()
+		defer sp.close()
+		lockHint = 0
+	}
 	b := newInputBuilder(keepPairs, lockHint)
-	b.in.Reentrant = opts.Reentrant
+	b.in.Reentrant, b.spill = opts.Reentrant, sp
 	var ops []history.Op
 	read := 0
 	tail, err := history.Scan(r, func(op history.Op, n int) error {
@@ -93,9 +99,16 @@ func checkReader(r io.Reader, opts Options, lockHint int) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	in := b.finish()
-	in.Ops = ops
-	rep := runCheckers(in, names, opts)
+	var rep Report
+	if b.spill != nil {
+		if rep, err = checkKeys(b, b.spill, names, opts); err != nil {
+			return Report{}, err
+		}
+	} else {
+		in := b.finish()
+		in.Ops = ops
+		rep = runCheckers(in, names, opts)
+	}
 	if tail.Cut() {
 		rep.Tail = &tail
 		rep.Reason = fmt.Sprintf("The history was cut: %s; the %s before it were checked. %s", tail, plural(read, "operation"), rep.Reason)

@@ -49,9 +49,11 @@ func (b BadRelease) String() string {
 	return s + fmt.Sprintf(" after its own holding window had closed, while %s held the key throughout: the release removed someone else's lock", holder(*b.Holder))
 }
 
-func (releases) Check(in *Input) Result {
+func (releases) Check(in *Input) Result { return releasesResult(badReleases(in)) }
+
+// releasesResult is the verdict on the bad releases found, in order.
+func releasesResult(found []BadRelease) Result {
 	r := newResult("releases")
-	found := badReleases(in)
 	r.Details = found
 	r.Metrics["bad_releases"] = int64(len(found))
 	for _, b := range found {

@@ -33,6 +33,10 @@ type Options struct {
 	// again (locks.Reentrant): the client's leases of one key are one hold,
 	// counted, not a double hold (see reentry.go).
 	Reentrant bool
+	// Whole makes CheckFile and CheckReader keep the lock view of the
+	// whole history in memory, as Check does, rather than spill it and
+	// check it key by key: the way they checked before, kept to compare.
+	Whole bool
 }
 
 func (o Options) timeout() time.Duration {
@@ -103,11 +107,6 @@ func (o Options) checkers() ([]string, error) {
 
 // runCheckers runs the named checkers over in and composes their verdicts.
 func runCheckers(in *Input, names []string, opts Options) Report {
-	r := Report{Checks: []Result{}, Anomalies: []Anomaly{}, FaultWindows: in.Faults, Phases: in.Phases, Stats: in.stats,
-		Observed: observed(in.nemesis)}
-	if r.FaultWindows == nil {
-		r.FaultWindows = []FaultWindow{}
-	}
 	// The checkers only read in: two run at a time (the lease-lock search
 	// beside the others, in turn), which saves time without holding every
 	// checker's working memory at once.
@@ -124,6 +123,17 @@ func runCheckers(in *Input, names []string, opts Options) Report {
 		}()
 	}
 	wg.Wait()
+	return compose(in, results, opts)
+}
+
+// compose makes the report of the checkers' results on in: in gives the
+// stats, the nemesis's record and the lock operations its plans named.
+func compose(in *Input, results []Result, opts Options) Report {
+	r := Report{Checks: []Result{}, Anomalies: []Anomaly{}, FaultWindows: in.Faults, Phases: in.Phases, Stats: in.stats,
+		Observed: observed(in.nemesis)}
+	if r.FaultWindows == nil {
+		r.FaultWindows = []FaultWindow{}
+	}
 	var verdicts []Verdict
 	for _, res := range results {
 		r.Checks = append(r.Checks, res)

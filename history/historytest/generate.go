@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"sort"
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/history"
@@ -99,10 +98,28 @@ type History struct {
 // Generate simulates the clients and the server and returns the history
 // in the order the harness would have recorded it.
 func Generate(c Config) History {
-	s := newSim(c.withDefaults())
-	s.run()
-	return History{Ops: s.ops(), Planted: s.planted}
+	var ops []history.Op
+	planted := Stream(c, func(op history.Op) error {
+		ops = append(ops, op)
+		return nil
+	})
+	return History{Ops: ops, Planted: planted}
 }
+
+// Stream is Generate for histories too long to hold: it hands each
+// operation to emit as soon as no later one can come before it, and
+// returns what was planted. It stops at emit's first error, which it
+// leaves for emit's caller to keep.
+func Stream(c Config, emit func(history.Op) error) []Planted {
+	s := newSim(c.withDefaults())
+	s.emit = emit
+	s.run()
+	s.flush(never)
+	return s.planted
+}
+
+// never is later than any event.
+const never = int64(^uint64(0) >> 1)
 
 type evKind int
 
@@ -198,11 +215,17 @@ type recorded struct {
 }
 
 type sim struct {
-	c        Config
-	rng      *rand.Rand
-	q        events
-	seq      int
-	rec      []recorded
+	c   Config
+	rng *rand.Rand
+	q   events
+	seq int
+	// rec are the recorded operations not yet emitted, in the order the
+	// harness recorded them; count is how many were recorded in all.
+	rec      recordings
+	count    int
+	emitted  int
+	emit     func(history.Op) error
+	stopped  bool
 	server   map[string]serverLease
 	nextProc int
 	planted  []Planted
@@ -224,7 +247,40 @@ func (s *sim) schedule(at int64, k evKind, a *actor) {
 
 func (s *sim) record(at int64, op history.Op) {
 	s.seq++
-	s.rec = append(s.rec, recorded{at: at, seq: s.seq, op: op})
+	s.count++
+	heap.Push(&s.rec, recorded{at: at, seq: s.seq, op: op})
+}
+
+// flush emits, numbered, the recorded operations from before t: every
+// event from t on records at t or later (a watchdog's report late).
+func (s *sim) flush(t int64) {
+	for s.rec.Len() > 0 && s.rec[0].at < t && !s.stopped {
+		r := heap.Pop(&s.rec).(recorded)
+		r.op.Index = s.emitted
+		s.emitted++
+		if err := s.emit(r.op); err != nil {
+			s.stopped = true
+		}
+	}
+}
+
+// recordings is a heap of recorded operations, by record time then order.
+type recordings []recorded
+
+func (e recordings) Len() int { return len(e) }
+func (e recordings) Less(i, j int) bool {
+	if e[i].at != e[j].at {
+		return e[i].at < e[j].at
+	}
+	return e[i].seq < e[j].seq
+}
+func (e recordings) Swap(i, j int) { e[i], e[j] = e[j], e[i] }
+func (e *recordings) Push(x any)   { *e = append(*e, x.(recorded)) }
+func (e *recordings) Pop() any {
+	old := *e
+	x := old[len(old)-1]
+	*e = old[:len(old)-1]
+	return x
 }
 
 // upTo is a random duration in [1ns, d].
@@ -238,7 +294,7 @@ func (s *sim) between(lo, hi time.Duration) int64 {
 // spread evenly over the history's length.
 func (s *sim) plantDue() bool {
 	n := len(s.planted)
-	return n < s.c.DoubleHolds && len(s.rec) >= (n+1)*s.c.Ops/(s.c.DoubleHolds+1)
+	return n < s.c.DoubleHolds && s.count >= (n+1)*s.c.Ops/(s.c.DoubleHolds+1)
 }
 
 func (s *sim) run() {
@@ -246,11 +302,12 @@ func (s *sim) run() {
 		s.schedule(s.upTo(s.c.Think), evInvoke, &actor{process: s.nextProc})
 		s.nextProc++
 	}
-	for s.q.Len() > 0 {
+	for s.q.Len() > 0 && !s.stopped {
 		ev := heap.Pop(&s.q).(event)
-		if len(s.rec) >= s.c.Ops && len(s.planted) >= s.c.DoubleHolds && ev.at > s.lastPlant {
+		if s.count >= s.c.Ops && len(s.planted) >= s.c.DoubleHolds && ev.at > s.lastPlant {
 			break // the last plant's oks are recorded, and both clients hold
 		}
+		s.flush(ev.at)
 		switch ev.kind {
 		case evInvoke:
 			s.invoke(ev.a, ev.at)
@@ -457,23 +514,6 @@ func (s *sim) startWork(a *actor, g *grant, now int64) {
 		s.nextProc++
 		s.schedule(now+int64(s.c.TTL)/3, evInvoke, wd)
 	}
-}
-
-// ops numbers the recorded operations in the order the harness recorded
-// them.
-func (s *sim) ops() []history.Op {
-	sort.SliceStable(s.rec, func(i, j int) bool {
-		if s.rec[i].at != s.rec[j].at {
-			return s.rec[i].at < s.rec[j].at
-		}
-		return s.rec[i].seq < s.rec[j].seq
-	})
-	out := make([]history.Op, len(s.rec))
-	for i, r := range s.rec {
-		out[i] = r.op
-		out[i].Index = i
-	}
-	return out
 }
 
 // WriteJSONL writes ops as history.jsonl, one JSON object a line.

@@ -1,15 +1,19 @@
 // Command genhistory writes a generated history.jsonl (see historytest), for
-// measuring `deadbolt check` on histories larger than any real run:
+// measuring `deadbolt check` on histories larger than any real run. It
+// streams: 30M lines take a few megabytes, not the history's size.
 //
 //	go run ./history/historytest/genhistory -ops 1000000 -keys 100 -clients 50 -o store/big/history.jsonl
 package main
 
 import (
+	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"time"
 
+	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/history/historytest"
 )
 
@@ -30,20 +34,31 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: genhistory -o FILE [flags]")
 		os.Exit(254)
 	}
-	h := historytest.Generate(c)
 	f, err := os.Create(*out)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	w := bufio.NewWriterSize(f, 1<<16)
+	enc := json.NewEncoder(w)
+	n := 0
+	planted := historytest.Stream(c, func(op history.Op) error {
+		n++
+		err = enc.Encode(op)
+		return err
+	})
 	if err == nil {
-		err = historytest.WriteJSONL(f, h.Ops)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	for _, p := range h.Planted {
+	for _, p := range planted {
 		fmt.Printf("planted: key %s, leases %s and %s, both held from %s\n", p.Key, p.Victim, p.Thief, time.Duration(p.At))
 	}
-	fmt.Printf("%d operations written to %s\n", len(h.Ops), *out)
+	fmt.Printf("%d operations written to %s\n", n, *out)
 }

@@ -1,0 +1,264 @@
+package checker
+
+import (
+	"cmp"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// Checking a streamed history key by key. Every lock checker's findings on
+// a history are the union of its findings on each key alone: holding
+// windows, double holds, the lease-lock search, refused acquires, queues
+// and releases are all per key. So a history read from a file is checked
+// one key at a time from its spill (spill.go), holding one key's lock
+// operations per CPU rather than the whole history's, and the per-key
+// findings are composed into the very results the whole-history check
+// gives (keyed_test.go compares the two).
+//
+// What is not per key is the nemesis's record, which the reading keeps
+// (it is small), and the checks it drives (strikes, preconditions), which
+// look only at the keys its steps name: those keys' operations are kept
+// beside it.
+
+// keyPart is what checking one key leaves for the report.
+type keyPart struct {
+	key   string
+	stats Stats
+	gap   noGrant
+	holds int
+	// expired are the leases granted after their TTL had passed.
+	expired []string
+	clocks  []Anomaly
+	dropped []int32 // the history index of each clock anomaly's renewal
+	// early is the key's first client operation sent before the faults
+	// phase began, if any.
+	early *lockOp
+	// locks and byKey are kept for a key the nemesis named.
+	locks []lockOp
+	held  []Hold
+
+	dh    []DoubleHold
+	ll    LeaseLockResult
+	un    []Unavailability
+	br    []BadRelease
+	jumps []QueueJump
+	// queued, pairs and passed are fairness's counts.
+	queued        int
+	pairs, passed int64
+}
+
+// checkKeys checks each key of the spilled history whose reading left
+// the builder b, and composes the report.
+func checkKeys(b *inputBuilder, sp *spill, names []string, opts Options) (Report, error) {
+	g := b.finishOps()
+	if err := sp.flush(); err != nil {
+		return Report{}, err
+	}
+	named := map[string]bool{}
+	for _, op := range b.nemesisOp {
+		if op.Key != "" {
+			named[op.Key] = true
+		}
+	}
+	var deadline time.Time
+	if t := opts.timeout(); t > 0 {
+		deadline = time.Now().Add(t)
+	}
+	var (
+		mu    sync.Mutex
+		parts []*keyPart
+		first error
+	)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(sp.bucketCount(), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				byKey, err := sp.load(i)
+				var got []*keyPart
+				for k, locks := range byKey {
+					got = append(got, checkKey1(g, k, locks, named[k], names, opts, deadline))
+				}
+				mu.Lock()
+				parts = append(parts, got...)
+				first = cmp.Or(first, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range sp.bucketCount() {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if first != nil {
+		return Report{}, first
+	}
+	slices.SortFunc(parts, func(a, b *keyPart) int { return cmp.Compare(a.key, b.key) })
+	summarize(g, parts)
+	results := make([]Result, len(names))
+	for i, n := range names {
+		results[i] = mergeKeys(n, parts, g, opts)
+		results[i].Checker = n
+	}
+	return compose(g, results, opts), nil
+}
+
+// checkKey1 checks one key's lock operations, in invocation order.
+func checkKey1(g *Input, key string, locks []lockOp, named bool, names []string, opts Options, deadline time.Time) *keyPart {
+	in := &Input{Faults: g.Faults, Phases: g.Phases, End: g.End, Reentrant: g.Reentrant, nemesis: g.nemesis}
+	p := &keyPart{key: key}
+	in.locks, p.clocks, p.dropped = clientClocks(locks)
+	in.Holds, in.ExpiredOnArrival, in.Reentries = holdsByKey(in.locks, in.End, in.Reentrant)
+	p.expired = in.ExpiredOnArrival
+	p.stats.Reentries = len(in.Reentries)
+	lockStats(&p.stats, in.locks)
+	var grants []int64
+	for i := range in.locks {
+		if l := &in.locks[i]; l.f == history.Acquire && l.outcome == history.OK && l.process >= 0 {
+			grants = append(grants, l.done)
+		}
+	}
+	p.gap = longestGap(grants, key)
+	p.holds = len(in.Holds[key])
+	for _, ph := range in.Phases {
+		if ph.Phase != history.PhaseFaults {
+			continue
+		}
+		for i := range in.locks {
+			if l := in.locks[i]; l.process >= 0 && l.call < ph.Start {
+				p.early = &l
+				break
+			}
+		}
+		break
+	}
+	if named {
+		p.locks, p.held = in.locks, in.Holds[key]
+	}
+	for _, n := range names {
+		switch n {
+		case "double-holds":
+			p.dh = findDoubleHolds(in.Holds, in.Faults, in.Reentrant)
+		case "lease-lock":
+			p.ll = checkLeaseLockBy(in.locks, in.Faults, deadline, in.Reentrant)
+			if len(p.ll.FailedKeys) == 0 {
+				p.ll.byKey, p.ll.info = nil, nil // kept only to draw a failed key
+			}
+		case "liveness":
+			p.un = liveness{threshold: opts.LivenessThreshold}.unavailable(in)
+		case "releases":
+			p.br = badReleases(in)
+		case "fairness":
+			p.jumps, p.queued, p.pairs, p.passed = queueJumpsOf(in)
+		}
+	}
+	return p
+}
+
+// mergeKeys composes checker n's result from its findings on each key,
+// parts in key order; g is the history's summary, its stats to be filled.
+func mergeKeys(n string, parts []*keyPart, g *Input, opts Options) Result {
+	switch n {
+	case "double-holds":
+		var dh []DoubleHold
+		holds := 0
+		for _, p := range parts {
+			dh, holds = append(dh, p.dh...), holds+p.holds
+		}
+		sortDoubleHolds(dh)
+		return doubleHoldResult(dh, holds, len(g.ExpiredOnArrival))
+	case "lease-lock":
+		all := keyed(modelFor(g.Reentrant))
+		ll := LeaseLockResult{Verdict: Valid, byKey: map[string][]*lockOp{}, faults: g.Faults, model: all.ToModel()}
+		for _, p := range parts {
+			r := p.ll
+			ll.FailedKeys, ll.FailedAt = append(ll.FailedKeys, r.FailedKeys...), append(ll.FailedAt, r.FailedAt...)
+			ll.Anomalies, ll.UnknownKeys = append(ll.Anomalies, r.Anomalies...), append(ll.UnknownKeys, r.UnknownKeys...)
+			ll.Keys, ll.Operations = ll.Keys+r.Keys, ll.Operations+r.Operations
+			for _, k := range r.FailedKeys {
+				ll.byKey[k] = r.byKey[k] // what WriteVisualization draws
+			}
+		}
+		switch {
+		case len(ll.FailedKeys) > 0:
+			ll.Verdict = Invalid
+		case len(ll.UnknownKeys) > 0:
+			ll.Verdict = Unknown
+		}
+		return leaseLockResult(ll, opts.timeout())
+	case "liveness":
+		var un []Unavailability
+		for _, p := range parts {
+			un = append(un, p.un...)
+		}
+		sortUnavailable(un)
+		return livenessResult(un, g.End)
+	case "releases":
+		br := []BadRelease{}
+		for _, p := range parts {
+			br = append(br, p.br...)
+		}
+		sort.SliceStable(br, func(i, j int) bool {
+			return cmp.Or(cmp.Compare(br[i].Invoked, br[j].Invoked), cmp.Compare(br[i].Index, br[j].Index)) < 0
+		})
+		return releasesResult(br)
+	case "fairness":
+		var jumps []QueueJump
+		queued, pairs, passed := 0, int64(0), int64(0)
+		for _, p := range parts {
+			jumps = append(jumps, p.jumps...)
+			queued, pairs, passed = queued+p.queued, pairs+p.pairs, passed+p.passed
+		}
+		return fairnessResult(jumps, queued, pairs, passed)
+	}
+	panic("checker: " + n + " is not checked key by key")
+}
+
+// summarize fills the history's summary g from its keys' parts: the
+// stats, the leases that arrived expired, the client-clock anomalies,
+// and the lock operations and holds of the keys the nemesis named (with
+// the first operation sent too early), for the checks of its plans.
+func summarize(g *Input, parts []*keyPart) {
+	s := &g.stats
+	var gap noGrant
+	type clock struct {
+		index int32
+		a     Anomaly
+	}
+	var clocks []clock
+	g.Holds = map[string][]Hold{}
+	for _, p := range parts {
+		ps := &p.stats
+		s.AcquiresOK, s.AcquiresFail, s.AcquiresInfo = s.AcquiresOK+ps.AcquiresOK, s.AcquiresFail+ps.AcquiresFail, s.AcquiresInfo+ps.AcquiresInfo
+		s.ReleasesOK, s.ReleasesFail, s.ReleasesInfo = s.ReleasesOK+ps.ReleasesOK, s.ReleasesFail+ps.ReleasesFail, s.ReleasesInfo+ps.ReleasesInfo
+		s.Renewals, s.RenewalsOK, s.Reentries = s.Renewals+ps.Renewals, s.RenewalsOK+ps.RenewalsOK, s.Reentries+ps.Reentries
+		gap.merge(p.gap)
+		g.ExpiredOnArrival = append(g.ExpiredOnArrival, p.expired...)
+		for i, a := range p.clocks {
+			clocks = append(clocks, clock{p.dropped[i], a})
+		}
+		if p.locks != nil {
+			g.locks = append(g.locks, p.locks...)
+			g.Holds[p.key] = p.held
+		} else if p.early != nil {
+			g.locks = append(g.locks, *p.early)
+		}
+	}
+	slices.SortFunc(g.locks, func(a, b lockOp) int { return cmp.Compare(a.invIndex, b.invIndex) })
+	slices.SortFunc(clocks, func(a, b clock) int { return cmp.Compare(a.index, b.index) })
+	for _, c := range clocks {
+		g.clocks = append(g.clocks, c.a)
+	}
+	sort.Strings(g.ExpiredOnArrival)
+	s.LongestNoGrantMS, s.LongestNoGrantAt, s.LongestNoGrantOn = gap.d/int64(time.Millisecond), gap.at, gap.key
+	s.Faults, s.ExpiredOnArrival = len(g.Faults), len(g.ExpiredOnArrival)
+	strikeStats(s, g)
+}

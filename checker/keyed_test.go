@@ -1,0 +1,131 @@
+package checker
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/history/historytest"
+)
+
+// The key-by-key check of a streamed history (keyed.go) must say exactly
+// what the whole-history check says: the same report, reasons, anomalies
+// and stats, or the same error. It is compared on every hand-made history
+// the other tests build (after they ran, in TestMain), on generated ones
+// with planted double holds and without, and on the simulated servers.
+
+// handMade collects every history builder.build made.
+var handMade struct {
+	sync.Mutex
+	ops [][]history.Op
+}
+
+// bothWays checks ops as a file both ways and returns the two reports
+// as JSON, or the two errors.
+func bothWays(ops []history.Op, opts Options) (keyed, whole string) {
+	var buf bytes.Buffer
+	if err := historytest.WriteJSONL(&buf, ops); err != nil {
+		panic(err)
+	}
+	show := func(o Options) string {
+		r, err := CheckReader(bytes.NewReader(buf.Bytes()), o)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		j, err := json.Marshal(r)
+		if err != nil {
+			panic(err)
+		}
+		return string(j)
+	}
+	wholeOpts := opts
+	wholeOpts.Whole = true
+	return show(opts), show(wholeOpts)
+}
+
+// compareHandMade compares the two ways on every hand-made history, with
+// and without re-entry; it returns the exit code for TestMain.
+func compareHandMade() int {
+	handMade.Lock()
+	defer handMade.Unlock()
+	if len(handMade.ops) < 100 {
+		fmt.Printf("FAIL: only %d hand-made histories were built: the comparison would prove little\n", len(handMade.ops))
+		return 1
+	}
+	bad := 0
+	for i, ops := range handMade.ops {
+		if len(ops) == 0 {
+			continue
+		}
+		for _, re := range []bool{false, true} {
+			// 3s: one history is built to exhaust any limit; the rest take
+			// milliseconds.
+			k, w := bothWays(ops, Options{Reentrant: re, LinearizabilityTimeout: 3 * time.Second})
+			if k != w {
+				bad++
+				fmt.Printf("FAIL: hand-made history %d (reentrant %v): the key-by-key check differs\nkeyed: %s\nwhole: %s\n", i, re, k, w)
+			}
+		}
+	}
+	if bad > 0 {
+		return 1
+	}
+	if testing.Verbose() {
+		fmt.Printf("the key-by-key check agreed with the whole-history check on %d hand-made histories\n", len(handMade.ops))
+	}
+	return 0
+}
+
+func TestKeyedCheckMatchesWholeOnGenerated(t *testing.T) {
+	for i, shape := range generatedShapes {
+		for _, planted := range []int{0, 3} {
+			shape.Seed, shape.DoubleHolds, shape.PlantedHold = uint64(i+7), planted, 150*time.Microsecond
+			h := historytest.Generate(shape)
+			k, w := bothWays(h.Ops, Options{})
+			require.Equal(t, w, k, "shape %d, %d planted", i, planted)
+			want := "valid"
+			if planted > 0 {
+				want = "invalid"
+			}
+			assert.Contains(t, k, fmt.Sprintf(`{"verdict":%q`, want), "shape %d: the comparison is of a history judged as planted", i)
+		}
+	}
+}
+
+func TestKeyedCheckMatchesWholeOnSimulated(t *testing.T) {
+	for seed := int64(1); seed <= 10; seed++ {
+		for _, steal := range []bool{false, true} {
+			ops, _ := simulate(seed, steal)
+			k, w := bothWays(ops, Options{LinearizabilityTimeout: 10 * time.Second})
+			require.Equal(t, w, k, "seed %d, steal %v", seed, steal)
+		}
+	}
+}
+
+// A history cut or malformed gets the same error both ways.
+func TestKeyedCheckSameErrors(t *testing.T) {
+	ops := newHistory().acquire(0, "k", "a", 0, ms(1), ms(100), 0).acquire(1, "k", "a", ms(2), ms(3), ms(100), 0).build()
+	k, w := bothWays(ops, Options{})
+	assert.Equal(t, w, k)
+	assert.Contains(t, k, "error: ")
+}
+
+// The spill leaves nothing behind in the temporary directory.
+func TestKeyedCheckCleansUp(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	ops := historytest.Generate(historytest.Config{Seed: 1, Keys: 5, Clients: 5, Ops: 2000}).Ops
+	k, _ := bothWays(ops, Options{})
+	assert.Contains(t, k, `"verdict":"valid"`)
+	left, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, left)
+}
