@@ -48,6 +48,8 @@ func PlanOf(ops []history.Op) ([]nemesis.Step, error) {
 			}
 			if op.InOp != nil {
 				s.Strikes = 1
+			} else if strings.HasPrefix(op.Target, "client:") {
+				s = atItsMoment(s, ops, op)
 			}
 			byID[op.FaultID] = &struck{step: s, at: op.Time}
 			order = append(order, op.FaultID)
@@ -69,6 +71,39 @@ func PlanOf(ops []history.Op) ([]nemesis.Step, error) {
 		steps = append(steps, s.step)
 	}
 	return steps, nil
+}
+
+// atItsMoment aims a fault on a client at what that client was doing when
+// it struck: a pause that landed between the client's read of the resource
+// under its lease of a key and its write strikes the holder of that key at
+// its read, so that the plan stages by construction what the random
+// schedule hit by timing; one that landed while the client held a key,
+// the holder at its grant. Otherwise the step stays on the client's slot.
+func atItsMoment(s nemesis.Step, ops []history.Op, start history.Op) nemesis.Step {
+	var process int
+	if _, err := fmt.Sscanf(start.Node, "process %d", &process); err != nil {
+		return s
+	}
+	var last *history.Op
+	for i := range ops {
+		op := &ops[i]
+		if op.Process != process || op.Time >= start.Time || op.F.IsNemesis() {
+			continue
+		}
+		if last == nil || op.Time >= last.Time {
+			last = op
+		}
+	}
+	if last == nil || last.Type != history.OK || last.Key == "" {
+		return s
+	}
+	switch last.F {
+	case history.Read:
+		s.Target, s.Key, s.On = "holder", last.Key, history.Read
+	case history.Acquire:
+		s.Target, s.Key = "holder", last.Key
+	}
+	return s
 }
 
 // Trial runs a candidate scenario and says whether it still broke the lock

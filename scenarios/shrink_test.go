@@ -32,13 +32,21 @@ func TestPlanOfIsTheFaultsAsTheyStruck(t *testing.T) {
 	ops = append(ops, faultOps("f1", "kill", "redis-3", "node:redis-3", 2100*ms, 3100*ms)...)
 	ops = append(ops, faultOps("f2", "clock-jump", "redis-1 by -3s", "node:redis-1", 5000*ms, 7000*ms)...)
 	ops = append(ops, faultOps("f3", "pause-client", "process 4", "client:2", 9000*ms, 0)...)
+	// Process 5 read the resource under its lease of k1 just before its
+	// pause struck, and wrote only after: the pause landed in between.
+	ops = append(ops,
+		history.Op{Type: history.Invoke, Time: 9500 * ms, Process: 5, F: history.Read, Key: "k1", Lease: "p5.7"},
+		history.Op{Type: history.OK, Time: 9510 * ms, Process: 5, F: history.Read, Key: "k1", Lease: "p5.7"})
+	ops = append(ops, faultOps("f4", "pause-client", "process 5", "client:3", 9600*ms, 11600*ms)...)
+	ops = append(ops, history.Op{Type: history.Invoke, Time: 11700 * ms, Process: 5, F: history.Write, Key: "k1", Lease: "p5.7"})
 	steps, err := PlanOf(ops)
 	require.NoError(t, err)
 	require.Equal(t, []nemesis.Step{
 		{Fault: "kill", Target: "node:redis-3", After: 2 * time.Second, For: time.Second},
 		{Fault: "clock-jump", Target: "node:redis-1", After: 2900 * time.Millisecond, For: 2 * time.Second, By: -3 * time.Second},
 		{Fault: "pause-client", Target: "client:2", After: 4 * time.Second},
-	}, steps)
+		{Fault: "pause-client", Target: "holder", Key: "k1", On: history.Read, After: 600 * time.Millisecond, For: 2 * time.Second},
+	}, steps, "a pause that landed between a read and its write strikes the holder at its read")
 	_, err = nemesis.New("plan", nemesis.Params{Steps: steps})
 	require.NoError(t, err, "the steps are a valid plan")
 
