@@ -46,6 +46,8 @@ type runFlags struct {
 	// minReplicas and maxLag are --min-replicas-to-write and
 	// --min-replicas-max-lag; nil keeps the scenario's.
 	minReplicas, maxLag *int
+	// tls is --tls: the scenario's topology with TLS on every node.
+	tls bool
 }
 
 // intFlag parses an integer into *dst; the range is the cluster spec's to
@@ -100,6 +102,7 @@ func (f *runFlags) register(fs *flag.FlagSet, single bool) {
 		fs.StringVar(&f.lock, "lock", "", "lock to run (default: the scenario's)")
 		fs.Func("min-replicas-to-write", "every lock-service master refuses writes (NOREPLICAS) with fewer good replicas than this; 0 is off (default: the scenario's)", intFlag(&f.minReplicas))
 		fs.Func("min-replicas-max-lag", "seconds within which a replica must have acknowledged to count for --min-replicas-to-write (default: the scenario's, or Redis's 10)", intFlag(&f.maxLag))
+		fs.BoolVar(&f.tls, "tls", false, "every node (Redis, Sentinel, resource) speaks TLS only, with certificates drawn for the run; every client verifies them (the lock must declare TLS)")
 		fs.StringVar(&f.workload, "workload", "", "workload to run (default: the scenario's; see: deadbolt workloads)")
 		fs.StringVar(&f.nemesis, "nemesis", "", "fault schedule to run instead of the scenario's, with its defaults (see: deadbolt list; random needs --faults)")
 		fs.Func("faults", "comma-separated faults the random schedule draws from (see: deadbolt faults)", func(s string) error {
@@ -157,7 +160,7 @@ func (f *runFlags) options(stderr io.Writer) scenarios.RunOptions {
 	}
 	return scenarios.RunOptions{
 		Seed: seed, Time: f.time, Clients: f.clients, Lock: f.lock, Workload: f.workload, Store: f.store,
-		Nemesis: f.nemesis, Faults: f.faults, MinReplicasToWrite: f.minReplicas, MinReplicasMaxLag: f.maxLag,
+		Nemesis: f.nemesis, Faults: f.faults, MinReplicasToWrite: f.minReplicas, MinReplicasMaxLag: f.maxLag, TLS: f.tls,
 		Log: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
 	}
 }
@@ -220,6 +223,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if c.to != nil && *c.to != c.was {
 			changed = append(changed, fmt.Sprintf("--%s %d", c.flag, *c.to))
 		}
+	}
+	if f.tls && !sc.Cluster.TLS { // sc is the scenario as defined
+		changed = append(changed, "--tls")
 	}
 	if len(changed) > 0 {
 		fmt.Fprintf(stdout, "note: scenario %s expects %s for lock %s on its own workload and nemesis; this run changed them (%s) under the same expectation.\n",
