@@ -31,6 +31,14 @@ func init() {
 			"asynchronous replication loses them and two clients hold one lock",
 		Expect: Unsafe, Lock: "simple", CI: true,
 	}))
+	// TLS on every node and link (cluster.Spec.TLS) is encryption, not
+	// replication: the same fault, the same loss.
+	register(isolated(Scenario{
+		Name: "failover-simple-tls",
+		Description: "failover-simple with TLS on every link (clients, replication, Sentinel, certificates drawn for the run): " +
+			"encryption changes nothing of asynchronous replication, and the promoted replica still lacks the newest locks",
+		Expect: Unsafe, Lock: "simple", CI: true,
+	}, func(s *Scenario) { s.Cluster.TLS = true }))
 	// A Sentinel stalled for 1-2 s (a starved machine) judges a healthy
 	// master down on its own stale view when down-after is 1 s, and may fail
 	// it over once out of TILT: a second failover WAIT 1 was never claimed
