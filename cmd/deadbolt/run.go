@@ -75,6 +75,7 @@ func (f *runFlags) register(fs *flag.FlagSet, single bool) {
 	})
 	fs.StringVar(&f.store, "store", "store", "directory for run output")
 	fs.StringVar(&f.target, "target", "", "run against an existing deployment described in this JSON file (endpoints: topology, masters or Sentinels, resource, credentials, addresses); no container starts, node faults are refused")
+	fs.BoolVar(&f.tls, "tls", false, "every node (Redis, Sentinel, resource) speaks TLS only, with certificates drawn for the run; every client verifies them (the lock must declare TLS)")
 	fs.StringVar(&f.driver, "driver", "", `command line of the driver that runs each client, split as a shell splits words (e.g. "python3 drivers/redispy/driver.py"; docs/driver-protocol.md); default: deadbolt's own`)
 	if single {
 		fs.Func("time", "workload duration (default: the scenario's)", func(s string) error {
@@ -102,7 +103,6 @@ func (f *runFlags) register(fs *flag.FlagSet, single bool) {
 		fs.StringVar(&f.lock, "lock", "", "lock to run (default: the scenario's)")
 		fs.Func("min-replicas-to-write", "every lock-service master refuses writes (NOREPLICAS) with fewer good replicas than this; 0 is off (default: the scenario's)", intFlag(&f.minReplicas))
 		fs.Func("min-replicas-max-lag", "seconds within which a replica must have acknowledged to count for --min-replicas-to-write (default: the scenario's, or Redis's 10)", intFlag(&f.maxLag))
-		fs.BoolVar(&f.tls, "tls", false, "every node (Redis, Sentinel, resource) speaks TLS only, with certificates drawn for the run; every client verifies them (the lock must declare TLS)")
 		fs.StringVar(&f.workload, "workload", "", "workload to run (default: the scenario's; see: deadbolt workloads)")
 		fs.StringVar(&f.nemesis, "nemesis", "", "fault schedule to run instead of the scenario's, with its defaults (see: deadbolt list; random needs --faults)")
 		fs.Func("faults", "comma-separated faults the random schedule draws from (see: deadbolt faults)", func(s string) error {
