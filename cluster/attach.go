@@ -32,6 +32,9 @@ func Attach(target endpoints.Endpoints, linkFaults bool) (*Cluster, error) {
 	if linkFaults {
 		c.links = newLinks()
 	}
+	// A deployment with TLS says so with its CA (tls_ca); Check has read it.
+	tlsCfg, _ := target.TLSConfig()
+	c.dialer.SetTLS(tlsCfg)
 	hosts := map[string]int{}
 	for l := range target.Addresses {
 		host, _, _ := net.SplitHostPort(l)

@@ -73,16 +73,7 @@ func TestEveryNodeAsksForAPasswordAndLockUsersGetNoMoreThanLocksNeed(t *testing.
 
 	// The harness fails the master over; Sentinels and replicas do the
 	// rest on their own users.
-	old, err := c.Master(ctx)
-	require.NoError(t, err)
-	sentinel := c.ByRole(cluster.RoleSentinel)[0].Client()
-	defer sentinel.Close()
-	require.NoError(t, sentinel.Do(ctx, "SENTINEL", "FAILOVER", cluster.MasterName).Err())
-	require.Eventually(t, func() bool {
-		m, err := c.Master(ctx)
-		return err == nil && m.Name != old.Name
-	}, time.Minute, 100*time.Millisecond, "Sentinel never promoted a replica")
-	require.NoError(t, c.WaitHealthy(ctx, time.Minute))
+	failOver(t, c)
 	for _, n := range c.Nodes {
 		admin := n.Client()
 		entries, err := admin.ACLLog(ctx, 0).Result()

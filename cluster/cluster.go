@@ -77,6 +77,10 @@ type Spec struct {
 	// ClockFaults runs each lock-service Redis under clockshift, so that
 	// Node.SetClock can move its wall clock.
 	ClockFaults bool
+	// TLS makes every node listen for TLS only, with certificates drawn
+	// for the run, and speak TLS to its peers (tls.go); clients get the CA
+	// in their Endpoints.
+	TLS bool
 	// Image overrides Image().
 	Image string
 }
@@ -177,6 +181,8 @@ type Cluster struct {
 	// logsSince is when a reused cluster's current run began (reset.go):
 	// SaveLogs keeps only what came after. Zero: the whole log.
 	logsSince time.Time
+	// certs are the run's TLS certificates; nil without Spec.TLS.
+	certs *certs
 }
 
 // Start sweeps leftovers of dead runs, then starts the topology. On any
@@ -206,6 +212,12 @@ func Start(ctx context.Context, spec Spec) (_ *Cluster, err error) {
 	c := &Cluster{Run: newRunID(), Spec: spec, d: d, ports: map[int]bool{}, secrets: secrets}
 	if spec.LinkFaults {
 		c.links = newLinks()
+	}
+	if spec.TLS {
+		if err := c.useTLS(); err != nil {
+			d.cli.Close()
+			return nil, err
+		}
 	}
 	defer func() {
 		if err != nil {
@@ -284,6 +296,12 @@ func (c *Cluster) network(ctx context.Context, name string, internal bool) (stri
 // port pinned on 127.0.0.1 and files (such as sentinel.conf) copied in.
 func (c *Cluster) startNode(ctx context.Context, name string, role Role, port int, cmd []string, files []testcontainers.ContainerFile) (*Node, error) {
 	var env map[string]string
+	if c.certs != nil {
+		files = append(slices.Clip(files), c.certs.files()...)
+		if role != RoleSentinel { // a Sentinel's are in its sentinel.conf
+			cmd = append(slices.Clip(cmd), tlsArgs(port, c.Spec.Topology == RedisCluster && role == RoleRedis)...)
+		}
+	}
 	if c.Spec.ClockFaults && role == RoleRedis {
 		env = clockShiftEnv()
 		files = append(slices.Clip(files), testcontainers.ContainerFile{
@@ -310,7 +328,7 @@ func (c *Cluster) startNode(ctx context.Context, name string, role Role, port in
 			// (pinAddress), rather than after it by testcontainers.
 			Networks:   []string{c.clientNet},
 			Files:      files,
-			WaitingFor: pingReady{addr: n.Addr(), username: AdminUser, password: c.secrets.Admin, timeout: 30 * time.Second},
+			WaitingFor: pingReady{node: n, timeout: 30 * time.Second},
 			HostConfigModifier: func(hc *container.HostConfig) {
 				hc.PortBindings = network.PortMap{cport: {{HostIP: netip.MustParseAddr(loopback), HostPort: fmt.Sprint(hostPort)}}}
 				// Names resolve from /etc/hosts (see hosts.go); a question that

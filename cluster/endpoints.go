@@ -32,6 +32,9 @@ func (c *Cluster) Endpoints() endpoints.Endpoints {
 	// Lock users authenticate as LockUser, to the Redis nodes and to the
 	// Sentinels alike.
 	e.Username, e.Password = LockUser, c.secrets.Lock
+	if c.certs != nil {
+		e.TLSCA = string(c.certs.ca)
+	}
 	if c.Spec.Topology == Sentinel {
 		e.MasterName = MasterName
 		e.SentinelUsername, e.SentinelPassword = LockUser, c.secrets.Lock

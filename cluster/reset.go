@@ -61,7 +61,7 @@ func (c *Cluster) reset(ctx context.Context, fresh Snapshot) error {
 		}
 	}
 	for _, s := range sentinels {
-		conf := sentinelConf(s.Name, "redis-1", c.Spec.Quorum, c.Spec.DownAfter, c.secrets)
+		conf := sentinelConf(s.Name, "redis-1", c.Spec.Quorum, c.Spec.DownAfter, c.secrets, c.certs != nil)
 		if err := s.c.CopyToContainer(ctx, []byte(conf), "/data/sentinel.conf", 0o644); err != nil {
 			return fmt.Errorf("fresh sentinel.conf for %s: %w", s.Name, err)
 		}

@@ -13,8 +13,8 @@ import (
 // the harness can map to published ports, and keeps working when a healed
 // node comes back with another IP. The users, and how this Sentinel
 // authenticates to the nodes and its peers, come from s (acl.go).
-func sentinelConf(name, master string, quorum int, downAfter time.Duration, s Secrets) string {
-	return strings.Join(append([]string{
+func sentinelConf(name, master string, quorum int, downAfter time.Duration, s Secrets, tls bool) string {
+	lines := []string{
 		"port 26379",
 		"sentinel resolve-hostnames yes",
 		"sentinel announce-hostnames yes",
@@ -23,7 +23,11 @@ func sentinelConf(name, master string, quorum int, downAfter time.Duration, s Se
 		fmt.Sprintf("sentinel down-after-milliseconds %s %d", MasterName, downAfter.Milliseconds()),
 		fmt.Sprintf("sentinel failover-timeout %s %d", MasterName, 3*downAfter.Milliseconds()+2000),
 		fmt.Sprintf("sentinel parallel-syncs %s 1", MasterName),
-	}, append(s.SentinelConf(MasterName), "")...), "\n")
+	}
+	if tls {
+		lines = append(lines, tlsConf(26379)...) // after "port": later lines win
+	}
+	return strings.Join(append(lines, append(s.SentinelConf(MasterName), "")...), "\n")
 }
 
 func (c *Cluster) startSentinel(ctx context.Context) error {
@@ -40,7 +44,7 @@ func (c *Cluster) startSentinel(ctx context.Context) error {
 	}
 	for i := 1; i <= c.Spec.Sentinels; i++ {
 		name := fmt.Sprintf("sentinel-%d", i)
-		conf := sentinelConf(name, master, c.Spec.Quorum, c.Spec.DownAfter, c.secrets)
+		conf := sentinelConf(name, master, c.Spec.Quorum, c.Spec.DownAfter, c.secrets, c.certs != nil)
 		files := []testcontainers.ContainerFile{{
 			Reader:            strings.NewReader(conf),
 			ContainerFilePath: "/data/sentinel.conf",

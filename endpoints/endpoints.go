@@ -49,6 +49,9 @@ type Endpoints struct {
 	// when set (deadbolt's own Sentinels always ask).
 	SentinelUsername string `json:"sentinel_username,omitempty"`
 	SentinelPassword string `json:"sentinel_password,omitempty"`
+	// TLSCA, when set, is the PEM certificate of the authority that signed
+	// every node's certificate: the nodes speak TLS only (tls.go).
+	TLSCA string `json:"tls_ca,omitempty"`
 	// Addresses maps each logical address to its published port.
 	Addresses map[string]string `json:"addresses"`
 }
@@ -81,6 +84,9 @@ func (e Endpoints) Check() error {
 		}
 	default:
 		return fmt.Errorf("bad endpoints: unknown topology %q (known: %s, %s, %s)", e.Topology, Sentinel, Independent, Cluster)
+	}
+	if _, err := e.TLSConfig(); err != nil {
+		return err
 	}
 	nodes := append(append(append([]string{}, e.Masters...), e.Sentinels...), e.ClusterNodes...)
 	if e.Resource != "" {

@@ -30,6 +30,10 @@ type Catalogue interface {
 	// a lock that declares one way only gets that one, and one asked for a
 	// way it does not declare is refused.
 	SentinelMode(name, asked string) (string, error)
+	// TLS checks that the lock connects over TLS when its endpoints carry
+	// a CA (tls_ca): a lock that does not know TLS is refused before a
+	// TLS cluster starts, rather than met by nodes that refuse plaintext.
+	TLS(name string) error
 }
 
 // Registry is the catalogue of the locks compiled into deadbolt.
@@ -47,6 +51,10 @@ func (registryCatalogue) Summary(name string) string         { return Summary(na
 
 // The Go locks follow a failover either way (endpoints.ClientOptions).
 func (registryCatalogue) SentinelMode(_, asked string) (string, error) { return asked, nil }
+
+// The Go locks dial through the endpoints' Dialer (go-redis clients from
+// OneClient, rueidis's DialCtxFn), which does the TLS handshake itself.
+func (registryCatalogue) TLS(string) error { return nil }
 
 // Declaration is what a driver's hello may say about one of its locks
 // (docs/driver-protocol.md, "lock_info"), so that a scenario it cannot run
@@ -69,6 +77,9 @@ type Declaration struct {
 	// "independent", "cluster"); none declared: sentinel and independent,
 	// the ones there were before a driver had to know cluster endpoints.
 	Topologies []string `json:"topologies,omitempty"`
+	// TLS: the lock connects over TLS, verified by the endpoints' tls_ca,
+	// when they carry one; none declared: it is never sent a TLS cluster.
+	TLS bool `json:"tls,omitempty"`
 }
 
 // topologies are every topology's name, for Declare.
@@ -79,7 +90,7 @@ const maxGroups = 9
 
 // Declare is a registered lock's declaration: the Go driver's hello.
 func Declare(name string) Declaration {
-	d := Declaration{Summary: Summary(name), Points: Points(name), Reentrant: Reentrant(name)}
+	d := Declaration{Summary: Summary(name), Points: Points(name), Reentrant: Reentrant(name), TLS: Registry.TLS(name) == nil}
 	for n := 1; n <= maxGroups; n++ {
 		if Fits(name, n) != nil {
 			continue
@@ -182,4 +193,14 @@ func (d Declared) SentinelMode(name, asked string) (string, error) {
 	}
 	return "", fmt.Errorf("lock %s of driver %s follows a Sentinel failover only by %s (its lock_info's sentinel), and the scenario asks for %s",
 		name, d.Driver, strings.Join(modes, " or "), asked)
+}
+
+func (d Declared) TLS(name string) error {
+	if err := d.Lookup(name); err != nil {
+		return err
+	}
+	if !d.Info[name].TLS {
+		return fmt.Errorf("lock %s of driver %s does not declare TLS (its lock_info's tls), and every node of a TLS cluster refuses plaintext", name, d.Driver)
+	}
+	return nil
 }

@@ -20,7 +20,7 @@ func TestDeclarationsAnswerAsTheRegistry(t *testing.T) {
 		info[n] = locks.Declare(n)
 	}
 	require.Equal(t, locks.Declaration{Summary: locks.Summary("simple"), MinGroups: 1, MaxGroups: 1,
-		Topologies: []string{"sentinel", "independent", "cluster"}}, info["simple"])
+		Topologies: []string{"sentinel", "independent", "cluster"}, TLS: true}, info["simple"])
 	require.Equal(t, []string{"sentinel", "independent"}, info["redlock"].Topologies, "RedLock refuses one cluster's masters")
 	require.ErrorContains(t, locks.RunsOn("redlock", "cluster"), "on one Redis Cluster a key lives only on its slot's master")
 	require.Equal(t, 1, info["redlock"].MinGroups)
@@ -38,6 +38,7 @@ func TestDeclarationsAnswerAsTheRegistry(t *testing.T) {
 		}
 		require.Equal(t, locks.Reentrant(n), d.Reentrant(n), n)
 		require.Equal(t, locks.HasPoint(n, "after-get") == nil, d.HasPoint(n, "after-get") == nil, n)
+		require.NoError(t, d.TLS(n), "every Go lock dials through the endpoints' Dialer, TLS included")
 	}
 	require.ErrorContains(t, d.Lookup("nope"), `unknown lock "nope": driver some-driver offers bsm, `)
 
@@ -49,4 +50,5 @@ func TestDeclarationsAnswerAsTheRegistry(t *testing.T) {
 	require.ErrorContains(t, bare.RunsOn("mine", "cluster"), "lock mine of driver bare runs on the sentinel and independent topologies (its lock_info's topologies), not on cluster")
 	require.ErrorContains(t, bare.HasPoint("mine", "after-get"), `lock mine of driver bare has no point "after-get" (its points: none)`)
 	require.False(t, bare.Reentrant("mine"))
+	require.ErrorContains(t, bare.TLS("mine"), "lock mine of driver bare does not declare TLS")
 }

@@ -45,6 +45,9 @@ type RunOptions struct {
 	// MinReplicasToWrite and MinReplicasMaxLag, when set, replace the
 	// scenario's replication settings (cluster.Replication).
 	MinReplicasToWrite, MinReplicasMaxLag *int
+	// TLS runs the scenario's topology with TLS (cluster.Spec.TLS) even
+	// when the scenario does not ask for it.
+	TLS bool
 	// Driver starts each client process; empty: this binary's `client`.
 	Driver client.Command
 	// Locks is what the driver's hello declared (client.Probe); nil: the
@@ -124,6 +127,7 @@ func (s Scenario) apply(o RunOptions) (Scenario, error) {
 	if o.MinReplicasMaxLag != nil {
 		s.Cluster.MinReplicasMaxLag = *o.MinReplicasMaxLag
 	}
+	s.Cluster.TLS = s.Cluster.TLS || o.TLS
 	need, err := nemesis.NeedsOf(s.Nemesis, s.Fault)
 	if err != nil {
 		return s, err
@@ -152,6 +156,11 @@ func (s Scenario) apply(o RunOptions) (Scenario, error) {
 			return s, err
 		}
 		groups = o.Target.Groups()
+	}
+	if s.Cluster.TLS {
+		if err := o.catalogue().TLS(s.Lock); err != nil {
+			return s, fmt.Errorf("lock %s cannot run in scenario %s with TLS: %w", s.Lock, s.Name, err)
+		}
 	}
 	if err := o.catalogue().Fits(s.Lock, groups); err != nil {
 		return s, fmt.Errorf("lock %s cannot run in scenario %s (%s topology): %w", s.Lock, s.Name, s.Cluster.Topology, err)

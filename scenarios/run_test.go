@@ -2,7 +2,13 @@ package scenarios_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"os"
 	"strings"
 	"testing"
@@ -100,6 +106,46 @@ func TestBadRunOptionsAreRejectedBeforeAnyContainer(t *testing.T) {
 
 	_, err = scenarios.Get("nope")
 	require.ErrorContains(t, err, `unknown scenario "nope"`)
+}
+
+// TLS: the option turns it on for any scenario's topology, a lock that
+// does not declare it is refused, and a --target names its own TLS by its
+// CA; all before any container starts.
+func TestTLSIsCheckedBeforeAnyContainer(t *testing.T) {
+	s, err := scenarios.Get("crash-simple")
+	require.NoError(t, err)
+	require.False(t, s.Cluster.TLS)
+	p, err := s.Prepare(scenarios.RunOptions{TLS: true})
+	require.NoError(t, err)
+	require.True(t, p.Cluster.TLS)
+	tlsScenario, err := scenarios.Get("failover-simple-tls")
+	require.NoError(t, err)
+	require.True(t, tlsScenario.Cluster.TLS)
+
+	noTLS := locks.Declared{Driver: "old-driver", Locks: []string{"simple"}, Info: map[string]locks.Declaration{"simple": {MaxGroups: 1}}}
+	_, err = tlsScenario.Prepare(scenarios.RunOptions{Locks: noTLS})
+	require.ErrorContains(t, err, "lock simple cannot run in scenario failover-simple-tls with TLS: lock simple of driver old-driver does not declare TLS")
+	_, err = s.Prepare(scenarios.RunOptions{Locks: noTLS, TLS: true})
+	require.ErrorContains(t, err, "does not declare TLS")
+	_, err = s.Prepare(scenarios.RunOptions{Locks: noTLS})
+	require.NoError(t, err, "without TLS the old driver runs as before")
+
+	target := endpoints.Endpoints{Topology: endpoints.Independent, Masters: []string{"m:6379"}, Resource: "r:6379",
+		Addresses: map[string]string{"m:6379": "127.0.0.1:1", "r:6379": "127.0.0.1:2"}}
+	_, err = s.Prepare(scenarios.RunOptions{TLS: true, Target: &target})
+	require.ErrorContains(t, err, `the target names no CA ("tls_ca")`)
+	target.TLSCA = "-----BEGIN CERTIFICATE-----"
+	_, err = s.Prepare(scenarios.RunOptions{Target: &target})
+	require.ErrorContains(t, err, "tls_ca holds no PEM certificate")
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	ca := &x509.Certificate{SerialNumber: big.NewInt(1), IsCA: true, BasicConstraintsValid: true, NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, ca, ca, &key.PublicKey, key)
+	require.NoError(t, err)
+	target.TLSCA = string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+	p, err = s.Prepare(scenarios.RunOptions{Target: &target})
+	require.NoError(t, err)
+	require.True(t, p.Cluster.TLS, "a target with a CA is a TLS run")
 }
 
 // Replication settings no node can run with are refused by Prepare, before

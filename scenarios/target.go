@@ -43,7 +43,11 @@ func (s Scenario) fitTarget(target endpoints.Endpoints, need nemesis.Needs, kind
 	if s.Cluster.Replication != (cluster.Replication{}) {
 		return s, fmt.Errorf("scenario %s sets its nodes' replication (%+v), and a --target deployment keeps its own settings", s.Name, s.Cluster.Replication)
 	}
-	s.Cluster = cluster.Spec{Topology: target.Topology, LinkFaults: s.Cluster.LinkFaults, Resource: kind.Resource}
+	if s.Cluster.TLS && target.TLSCA == "" {
+		return s, fmt.Errorf("scenario %s runs with TLS, and the target names no CA (\"tls_ca\"): a --target deployment has the TLS it has, said by its tls_ca", s.Name)
+	}
+	// A target with TLS says so with its CA, and its locks must speak it.
+	s.Cluster = cluster.Spec{Topology: target.Topology, LinkFaults: s.Cluster.LinkFaults, Resource: kind.Resource, TLS: target.TLSCA != ""}
 	return s, nil
 }
 

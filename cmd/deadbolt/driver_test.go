@@ -46,6 +46,7 @@ func TestDriverLocksComeFromItsHello(t *testing.T) {
 		{[]string{"run", "expiry-simple", "--driver", py, "--lock", "redlock"}, `unknown lock "redlock": driver python3 `},
 		{[]string{"run", "pause-get-then-del", "--driver", py}, `unknown lock "get-then-del": driver python3 `},
 		{[]string{"scenario", "expiry-simple", "fair-queue", "--driver", py}, `unknown lock "fair": driver python3 `},
+		{[]string{"run", "expiry-simple", "--driver", py, "--tls"}, "lock simple of driver python3 " + py[len("python3 "):] + " does not declare TLS"},
 		{[]string{"run", "expiry-simple", "--driver", "false"}, "did not say hello"},
 		{[]string{"run", "expiry-simple", "--driver", "/no/such/driver"}, "start driver /no/such/driver"},
 		{[]string{"run", "expiry-simple", "--driver", `python3 "unterminated`}, "--driver: driver command"},

@@ -66,6 +66,8 @@ func TestBadInputExits254WithAMessage(t *testing.T) {
 		{[]string{"run", "failover-simple", "--min-replicas-max-lag", "1"}, "min-replicas-max-lag 1 without min-replicas-to-write"},
 		{[]string{"run", "failover-simple", "--min-replicas-to-write", "3"}, "each master has 2 replica(s): every write would be refused"},
 		{[]string{"run", "failover-redlock", "--min-replicas-to-write", "1"}, "each master has 0 replica(s)"},
+		{[]string{"run", "failover-simple", "--tls=maybe"}, "invalid boolean value"},
+		{[]string{"run", "failover-simple", "--tls", "--lock", "nope"}, `unknown lock "nope"`},
 	} {
 		code, _, stderr := deadbolt(t, tc.args...)
 		require.Equal(t, exitBadInput, code, "%v", tc.args)

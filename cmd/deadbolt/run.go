@@ -45,6 +45,8 @@ type runFlags struct {
 	// minReplicas and maxLag are --min-replicas-to-write and
 	// --min-replicas-max-lag; nil keeps the scenario's.
 	minReplicas, maxLag *int
+	// tls is --tls: the scenario's topology with TLS on every node.
+	tls bool
 }
 
 // intFlag parses an integer into *dst; the range is the cluster spec's to
@@ -72,6 +74,7 @@ func (f *runFlags) register(fs *flag.FlagSet, single bool) {
 	})
 	fs.StringVar(&f.store, "store", "store", "directory for run output")
 	fs.StringVar(&f.target, "target", "", "run against an existing deployment described in this JSON file (endpoints: topology, masters or Sentinels, resource, credentials, addresses); no container starts, node faults are refused")
+	fs.BoolVar(&f.tls, "tls", false, "every node (Redis, Sentinel, resource) speaks TLS only, with certificates drawn for the run; every client verifies them (the lock must declare TLS)")
 	fs.StringVar(&f.driver, "driver", "", `command line of the driver that runs each client, split as a shell splits words (e.g. "python3 drivers/redispy/driver.py"; docs/driver-protocol.md); default: deadbolt's own`)
 	if single {
 		fs.Func("time", "workload duration (default: the scenario's)", func(s string) error {
@@ -156,7 +159,7 @@ func (f *runFlags) options(stderr io.Writer) scenarios.RunOptions {
 	}
 	return scenarios.RunOptions{
 		Seed: seed, Time: f.time, Clients: f.clients, Lock: f.lock, Workload: f.workload, Store: f.store,
-		Nemesis: f.nemesis, Faults: f.faults, MinReplicasToWrite: f.minReplicas, MinReplicasMaxLag: f.maxLag,
+		Nemesis: f.nemesis, Faults: f.faults, MinReplicasToWrite: f.minReplicas, MinReplicasMaxLag: f.maxLag, TLS: f.tls,
 		Log: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
 	}
 }
@@ -230,6 +233,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if c.to != nil && *c.to != c.was {
 			changed = append(changed, fmt.Sprintf("--%s %d", c.flag, *c.to))
 		}
+	}
+	if f.tls && !sc.Cluster.TLS { // sc is the scenario as defined
+		changed = append(changed, "--tls")
 	}
 	if len(changed) > 0 {
 		fmt.Fprintf(stdout, "note: scenario %s expects %s for lock %s on its own workload and nemesis; this run changed them (%s) under the same expectation.\n",

@@ -36,6 +36,7 @@ lost events, and it has no named points, so it ignores `arm`.
 import json
 import logging
 import os
+import ssl
 import sys
 import time
 from fractions import Fraction
@@ -87,10 +88,12 @@ class Wire:
 
 class AddressBook:
     """Logical addresses ("redis-2:6379", as Redis and Sentinel name nodes)
-    to the ports published on 127.0.0.1."""
+    to the ports published on 127.0.0.1; and, when the endpoints carry a CA
+    (tls_ca), the TLS context every connection is wrapped in."""
 
-    def __init__(self, addresses):
+    def __init__(self, addresses, tls=None):
         self.addresses = addresses
+        self.tls = tls
 
     def physical(self, host, port):
         logical = "%s:%s" % (host, port)
@@ -120,6 +123,15 @@ class MappedConnection(Connection):
             sock = super()._connect()
         finally:
             self.host, self.port = logical
+        if self.book.tls is not None:
+            # The certificate is checked against the logical host, the name
+            # the node's certificate carries (not 127.0.0.1); the handshake
+            # is bounded by the socket's timeout, as any read.
+            try:
+                sock = self.book.tls.wrap_socket(sock, server_hostname=logical[0])
+            except (OSError, ssl.SSLError) as e:
+                sock.close()
+                raise ConnectionError("TLS handshake with %s:%s: %s" % (*logical, e))
         # The client's log shows which node each connection went to, and when.
         sys.stderr.write("redispy driver: mono_ns %d: connected to %s:%s\n" % (time.monotonic_ns(), *logical))
         return sock
@@ -244,7 +256,15 @@ class Driver:
         if mode != "reconnect":
             return fail("sentinel mode %r: redis-py asks Sentinel for the master only when it opens a "
                         "connection (reconnect); it cannot follow Sentinel's announcements" % mode)
-        book = AddressBook(e["addresses"])
+        tls = None
+        if e.get("tls_ca"):
+            # Every node speaks TLS only: the CA is loaded or open fails;
+            # never plaintext.
+            try:
+                tls = ssl.create_default_context(cadata=e["tls_ca"])
+            except (ssl.SSLError, ValueError, TypeError) as err:
+                return fail("bad endpoints: tls_ca is no PEM certificate (%s)" % err)
+        book = AddressBook(e["addresses"], tls)
         nodes = list(e.get("masters") or []) + list(e.get("sentinels") or []) + list(e.get("cluster_nodes") or []) + \
             ([e["resource"]] if e.get("resource") else [])
         missing = [n for n in nodes if n not in e["addresses"]]
@@ -258,8 +278,13 @@ class Driver:
         if e.get("topology") == "sentinel":
             if not e.get("master_name") or not e.get("sentinels"):
                 return fail("sentinel endpoints need master_name and sentinels")
+            # redis-py builds its Sentinel clients itself (no connection
+            # class), at their published addresses: with TLS, checked against
+            # 127.0.0.1, which the nodes' certificate names too.
+            sentinel_tls = {"ssl": True, "ssl_ca_data": e["tls_ca"], "ssl_check_hostname": True} if tls else {}
             sentinel = Sentinel([book.physical(*s.rsplit(":", 1)) for s in e["sentinels"]],
-                                sentinel_kwargs={**bounds, **credentials(e, "sentinel_username", "sentinel_password")},
+                                sentinel_kwargs={**bounds, **credentials(e, "sentinel_username", "sentinel_password"),
+                                                 **sentinel_tls},
                                 **bounds)
             client = sentinel.master_for(e["master_name"], connection_class=MappedSentinelConnection,
                                          book=book, wire=self.wire, **bounds, **auth)
@@ -300,8 +325,9 @@ class Driver:
                 "again), MOVED and ASK followed; slot_refresh_ms %s ignored: redis-py has no periodic re-read " \
                 "of the slot map, it re-reads it on CLUSTERDOWN, on five connection errors in one call and " \
                 "on every tenth MOVED" % (o.get("slot_refresh_ms") or "(not set)")
-        sys.stderr.write("redispy driver: redis-py %s, %s topology%s, ttl %dms, timeout %gs, blocking %s\n"
-                         % (redis.__version__, e["topology"], follows, ttl, timeout, self.blocking_timeout))
+        sys.stderr.write("redispy driver: redis-py %s, %s topology%s%s, ttl %dms, timeout %gs, blocking %s\n"
+                         % (redis.__version__, e["topology"], follows, ", TLS" if tls else "", ttl, timeout,
+                            self.blocking_timeout))
         return {"outcome": "ok"}
 
     def cluster_client(self, nodes, book, kwargs):
@@ -445,7 +471,7 @@ def main():
           "lock_info": {LOCK: {"summary": "redis-py %s's own redis.lock.Lock (SET NX PX, owner-checked "
                                           "release script), unmodified" % redis.__version__,
                                "max_groups": 1, "sentinel": ["reconnect"],
-                               "topologies": ["sentinel", "independent", "cluster"]}}})
+                               "topologies": ["sentinel", "independent", "cluster"], "tls": True}}})
     driver = Driver()
     for line in sys.stdin.buffer:  # bytes: a line that is not UTF-8 is malformed too
         if not line.strip():
