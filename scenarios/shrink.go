@@ -131,6 +131,9 @@ func Shrink(ctx context.Context, s Scenario, steps []nemesis.Step, budget int, t
 	best := s
 	best.Nemesis, best.Fault = "plan", nemesis.Params{Steps: steps}
 	best.Time = max(s.Time, planTime(steps, s.TTL))
+	if slack := best.Time - planTime(steps, s.TTL); slack < drift(steps, s.TTL) {
+		best.Time += drift(steps, s.TTL) - slack
+	}
 	runs := 0
 	attempt := func(c Scenario, what string) (bool, error) {
 		if runs >= budget {
@@ -164,7 +167,7 @@ func Shrink(ctx context.Context, s Scenario, steps []nemesis.Step, budget int, t
 			best = c
 		}
 	}
-	if t := planTime(best.Fault.Steps, best.TTL); t < best.Time {
+	if t := planTime(best.Fault.Steps, best.TTL) + drift(best.Fault.Steps, best.TTL); t < best.Time {
 		c := best
 		c.Time = t
 		if ok, err := attempt(c, "a fault phase of "+t.String()); err != nil {
@@ -209,6 +212,15 @@ func without(steps []nemesis.Step, i int) []nemesis.Step {
 func planTime(steps []nemesis.Step, ttl time.Duration) time.Duration {
 	p := &nemesis.Plan{Steps: steps}
 	return p.Span(ttl) + 2*time.Second
+}
+
+// drift is the room a plan's fault phase leaves past its span: a step
+// aimed at a holder waits for its moment, and a heal for the cluster's
+// health, so the steps strike later than the run they came from did; a
+// last step the phase cut off would make the trial unknown. A tenth of the
+// span and two TTLs.
+func drift(steps []nemesis.Step, ttl time.Duration) time.Duration {
+	return planTime(steps, ttl)/10 + 2*ttl
 }
 
 // clientsNeeded is one more than the highest client slot a step names.
