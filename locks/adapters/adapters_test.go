@@ -130,3 +130,27 @@ func TestBsmNeedsOneMasterGroup(t *testing.T) {
 	_, err = locks.New("redsync", endpoints.Unreachable(0), locks.Options{})
 	require.ErrorContains(t, err, "at least one master")
 }
+
+// A redsync release that deleted our key on some masters but fewer than a
+// quorum (the others' copies gone) took effect there: it is a release of
+// unknown effect, never one that certainly did nothing (ErrNotHeld), or
+// the judge would hold the lease as still held while the key is free.
+func TestRedsyncReleaseOnFewerThanAQuorumMayHaveTakenEffect(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 3})
+	ctx := context.Background()
+	a := clustertest.NewLock(t, "redsync", c, locks.Options{TTL: 10 * time.Second})
+	l, err := a.Acquire(ctx, "k")
+	require.NoError(t, err)
+	masters := c.Clients(endpoints.ClientOptions{})
+	require.Len(t, masters, 3)
+	for _, m := range masters[1:] {
+		require.NoError(t, m.Del(ctx, "k").Err(), "the lease's copies on two masters are gone, as if expired")
+	}
+	err = a.Release(ctx, l)
+	require.Error(t, err, "redsync released on one master of three")
+	require.NotErrorIs(t, err, locks.ErrNotHeld)
+	require.False(t, locks.Failed(err), "a release that deleted a copy may have freed the lock: its effect is unknown")
+	n, err := masters[0].Exists(ctx, "k").Result()
+	require.NoError(t, err)
+	require.Zero(t, n, "the release deleted the copy it found")
+}

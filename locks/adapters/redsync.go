@@ -114,10 +114,26 @@ func (r *Redsync) Release(ctx context.Context, l *locks.Lease) error {
 	// (delay-redsync, seed 862794: a "failed" release let the next client
 	// take a majority before the lease's TTL, and the judge, told nothing
 	// was released, saw a double hold.)
-	if failed := len(leaves(err)); failed < len(r.clients) {
+	if failed := failedMasters(err); failed < len(r.clients) {
 		return fmt.Errorf("redsync: released on %d of %d masters, fewer than a quorum: %w", len(r.clients)-failed, len(r.clients), err)
 	}
 	return fmt.Errorf("%w: redsync: %w", locks.ErrNotHeld, err)
+}
+
+// failedMasters counts the masters err names: one a leaf, or every master
+// of an ErrTaken (which redsync returns instead of the others' errors
+// once a quorum was another owner's).
+func failedMasters(err error) int {
+	n := 0
+	for _, e := range leaves(err) {
+		var taken *redsync.ErrTaken
+		if errors.As(e, &taken) {
+			n += len(taken.Nodes)
+			continue
+		}
+		n++
+	}
+	return n
 }
 
 // unanswered reports whether err holds a redsync.RedisError that does not
