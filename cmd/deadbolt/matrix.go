@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,10 +14,7 @@ import (
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
 
-// maxSeeds bounds --seeds: each seed is a run of every cell.
-const maxSeeds = 20
-
-// cmdMatrix runs every lock under every failure over several seeds and
+// cmdMatrix runs every lock under every failure over several sr.seeds and
 // writes the store's matrix.md and matrix.html (and JUnit, one case a run).
 // It exits 1 when a run contradicts a known result, 2 when one reached no
 // verdict or an unknown one where the result was known, 0 otherwise: a
@@ -43,25 +39,8 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	failureNames := scenarios.FailureNames()
 	fs.Func("locks", "comma-separated locks, the rows (default: "+strings.Join(scenarios.DebateLocks, ",")+")", list(&lockNames))
 	fs.Func("faults", "comma-separated failures, the columns (default: "+strings.Join(failureNames, ",")+")", list(&failureNames))
-	seeds := 3
-	fs.Func("seeds", fmt.Sprintf("runs per cell, seeds --seed, --seed+1, ... (1-%d, default 3)", maxSeeds), func(s string) error {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxSeeds {
-			return fmt.Errorf("must be from 1 to %d, got %q", maxSeeds, s)
-		}
-		seeds = n
-		return nil
-	})
-	fresh := fs.Bool("fresh", false, "start every run's cluster anew instead of reusing, reset, one an earlier run of the same topology used")
-	parallel := 3
-	fs.Func("parallel", fmt.Sprintf("how many runs at once (1-%d, default 3)", maxParallel), func(s string) error {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxParallel {
-			return fmt.Errorf("must be from 1 to %d, got %q", maxParallel, s)
-		}
-		parallel = n
-		return nil
-	})
+	var sr seededRuns
+	sr.register(fs)
 	junit := fs.String("junit", "", "write every run as JUnit XML to this file")
 	if _, err := parse(fs, args); err != nil {
 		return err
@@ -88,7 +67,7 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	base := o.Seed
 	m := reports.Matrix{Command: "deadbolt " + strings.Join(append([]string{"matrix"}, args...), " "), Locks: lockNames}
-	for k := range seeds {
+	for k := range sr.seeds {
 		m.Seeds = append(m.Seeds, base+uint64(k))
 	}
 	for _, fl := range scenarios.Failures() {
@@ -111,21 +90,17 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			runs, runSeeds, runCell = append(runs, c.Scenario), append(runSeeds, seed), append(runCell, ci)
 		}
 	}
-	if !*fresh {
-		pool, err := newPool(runs, o)
-		if err != nil {
-			return err
-		}
-		// Every exit path removes the clusters kept for later runs.
-		defer pool.Close(context.WithoutCancel(ctx))
-		o.Pool = pool
+	closePool, err := sr.pool(ctx, runs, &o)
+	if err != nil {
+		return err
 	}
+	defer closePool()
 	fmt.Fprintf(stderr, "matrix: %d locks x %d failures, %d cells to run over %d seeds (%d from %d): %d runs, %d at a time\n",
-		len(lockNames), len(failureNames), len(runs)/seeds, seeds, seeds, base, len(runs), parallel)
+		len(lockNames), len(failureNames), len(runs)/sr.seeds, sr.seeds, sr.seeds, base, len(runs), sr.parallel)
 	st := newStatus(stderr)
 	st.attach(&o)
 	m.Started = time.Now()
-	results, errs := runSeeded(ctx, runs, runSeeds, parallel, o)
+	results, errs := runSeeded(ctx, runs, runSeeds, sr.parallel, o)
 	st.close()
 	m.Took = time.Since(m.Started)
 	if ctx.Err() != nil {

@@ -35,25 +35,8 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return nil
 	})
-	seeds := 3
-	fs.Func("seeds", fmt.Sprintf("runs per value, seeds --seed, --seed+1, ... (1-%d, default 3)", maxSeeds), func(s string) error {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxSeeds {
-			return fmt.Errorf("must be from 1 to %d, got %q", maxSeeds, s)
-		}
-		seeds = n
-		return nil
-	})
-	fresh := fs.Bool("fresh", false, "start every run's cluster anew instead of reusing, reset, one an earlier run of the same topology used")
-	parallel := 3
-	fs.Func("parallel", fmt.Sprintf("how many runs at once (1-%d, default 3)", maxParallel), func(s string) error {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > maxParallel {
-			return fmt.Errorf("must be from 1 to %d, got %q", maxParallel, s)
-		}
-		parallel = n
-		return nil
-	})
+	var sr seededRuns
+	sr.register(fs)
 	names, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -80,7 +63,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	sw := reports.Sweep{Scenario: base.Name, Knob: knob.Name, What: knob.What, Command: "deadbolt " + strings.Join(append([]string{"sweep"}, args...), " ")}
-	for k := range seeds {
+	for k := range sr.seeds {
 		sw.Seeds = append(sw.Seeds, o.Seed+uint64(k))
 	}
 	var runs []scenarios.Scenario
@@ -102,20 +85,16 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkStore(f.store); err != nil {
 		return err
 	}
-	if !*fresh {
-		pool, err := newPool(runs, o)
-		if err != nil {
-			return err
-		}
-		// Every exit path removes the clusters kept for later runs.
-		defer pool.Close(context.WithoutCancel(ctx))
-		o.Pool = pool
+	closePool, err := sr.pool(ctx, runs, &o)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(stderr, "sweep: %s, %s at %d values, %d seeds each: %d runs, %d at a time\n", base.Name, knob.Name, len(values), seeds, len(runs), parallel)
+	defer closePool()
+	fmt.Fprintf(stderr, "sweep: %s, %s at %d values, %d seeds each: %d runs, %d at a time\n", base.Name, knob.Name, len(values), sr.seeds, len(runs), sr.parallel)
 	st := newStatus(stderr)
 	st.attach(&o)
 	sw.Started = time.Now()
-	results, errs := runSeeded(ctx, runs, runSeeds, parallel, o)
+	results, errs := runSeeded(ctx, runs, runSeeds, sr.parallel, o)
 	st.close()
 	sw.Took = time.Since(sw.Started)
 	if ctx.Err() != nil {
