@@ -13,6 +13,22 @@ type helpShown struct{ text string }
 
 func (h helpShown) Error() string { return "help requested" }
 
+// nameList parses a comma-separated list of names into *dst, replacing
+// it; an empty name (a stray comma) is an error naming what was listed.
+func nameList(what string, dst *[]string) func(string) error {
+	return func(s string) error {
+		var names []string
+		for _, name := range strings.Split(s, ",") {
+			if name = strings.TrimSpace(name); name == "" {
+				return fmt.Errorf("empty %s name in %q", what, s)
+			}
+			names = append(names, name)
+		}
+		*dst = names
+		return nil
+	}
+}
+
 // parse parses flags wherever they stand among the positional arguments
 // ("run NAME --seed 3" as well as "run --seed 3 NAME").
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {

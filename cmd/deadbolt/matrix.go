@@ -23,30 +23,19 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
 	var f runFlags
 	f.register(fs, false)
-	list := func(dst *[]string) func(string) error {
-		return func(s string) error {
-			*dst = nil
-			for _, name := range strings.Split(s, ",") {
-				if name = strings.TrimSpace(name); name == "" {
-					return fmt.Errorf("empty name in %q", s)
-				}
-				*dst = append(*dst, name)
-			}
-			return nil
-		}
-	}
 	lockNames := append([]string(nil), scenarios.DebateLocks...)
 	failureNames := scenarios.FailureNames()
-	fs.Func("locks", "comma-separated locks, the rows (default: "+strings.Join(scenarios.DebateLocks, ",")+")", list(&lockNames))
-	fs.Func("faults", "comma-separated failures, the columns (default: "+strings.Join(failureNames, ",")+")", list(&failureNames))
+	fs.Func("locks", "comma-separated locks, the rows (default: "+strings.Join(scenarios.DebateLocks, ",")+")", nameList("lock", &lockNames))
+	fs.Func("faults", "comma-separated failures, the columns (default: "+strings.Join(failureNames, ",")+")", nameList("failure", &failureNames))
 	var sr seededRuns
 	sr.register(fs)
 	junit := fs.String("junit", "", "write every run as JUnit XML to this file")
-	if _, err := parse(fs, args); err != nil {
+	names, err := parse(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return badInput("matrix takes no scenario names (got %q): --locks and --faults choose its cells", fs.Args())
+	if len(names) > 0 {
+		return badInput("matrix takes no scenario names (got %q): --locks and --faults choose its cells", names)
 	}
 	if f.target != "" {
 		return badInput("--target: the matrix's failures include node faults, which a deployment of your own does not take; run its cells with deadbolt scenario --target")

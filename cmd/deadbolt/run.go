@@ -104,15 +104,7 @@ func (f *runFlags) register(fs *flag.FlagSet, single bool) {
 		fs.Func("min-replicas-max-lag", "seconds within which a replica must have acknowledged to count for --min-replicas-to-write (default: the scenario's, or Redis's 10)", intFlag(&f.maxLag))
 		fs.StringVar(&f.workload, "workload", "", "workload to run (default: the scenario's; see: deadbolt workloads)")
 		fs.StringVar(&f.nemesis, "nemesis", "", "fault schedule to run instead of the scenario's, with its defaults (see: deadbolt list; random needs --faults)")
-		fs.Func("faults", "comma-separated faults the random schedule draws from (see: deadbolt faults)", func(s string) error {
-			for _, name := range strings.Split(s, ",") {
-				if name = strings.TrimSpace(name); name == "" {
-					return fmt.Errorf("empty fault name in %q", s)
-				}
-				f.faults = append(f.faults, name)
-			}
-			return nil
-		})
+		fs.Func("faults", "comma-separated faults the random schedule draws from (see: deadbolt faults)", nameList("fault", &f.faults))
 	}
 }
 
