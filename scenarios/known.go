@@ -3,8 +3,6 @@ package scenarios
 import (
 	_ "embed"
 	"fmt"
-	"maps"
-	"slices"
 )
 
 // The known-results table (known.json): for a failure, named by the
@@ -42,11 +40,6 @@ func Expected(template, lock string) Expectation {
 		return e
 	}
 	return Unknown
-}
-
-// KnownLocks lists the locks the table judges under template, sorted.
-func KnownLocks(template string) []string {
-	return slices.Sorted(maps.Keys(known[template]))
 }
 
 // Cell is one cell of the lock x failure matrix: template's failure
