@@ -265,3 +265,26 @@ func TestAFailoverThatNeverComesIsMissed(t *testing.T) {
 	}
 	require.Greater(t, ws[0].End-ws[0].Start, int64(time.Second), "the isolation outlasted its 100ms until Sentinel promoted a replica")
 }
+
+// A grant aimed at under a fault held until the failover must be the old
+// master's: the cut-off master grants it (staged), while a grant only the
+// promoted replica could make (the old master is dead) stages nothing and
+// the step is missed.
+func TestAGrantUnderAFailoverMustBeTheOldMasters(t *testing.T) {
+	spec := cluster.Spec{Topology: cluster.Sentinel}
+	p := nemesis.Params{Steps: []nemesis.Step{{Fault: "isolate-primary", Target: "primary", For: 100 * time.Millisecond, Failover: true, WaitKey: "k", WaitSlot: nemesis.AnySlot, Under: true}}}
+	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", p, 20*time.Second, nil)
+	require.Len(t, ws, 1)
+	require.Empty(t, missedSteps(ops), "the cut-off master granted k")
+	struck := okAt(ops, func(op history.Op) bool { return op.F == history.FaultStart })
+	first := okAt(ops, func(op history.Op) bool { return op.F == history.Acquire })
+	require.Greater(t, first, struck, "the first grant came under the isolation")
+
+	p = nemesis.Params{Steps: []nemesis.Step{{Fault: "kill", Target: "primary", For: 8 * time.Second, Failover: true, WaitKey: "k", WaitSlot: nemesis.AnySlot, Under: true}}}
+	ops, _ = faultRun(t, spec, "mutex", "simple", "plan", p, 20*time.Second, nil)
+	missed := missedSteps(ops)
+	require.Len(t, missed, 1)
+	require.Contains(t, missed[0].Error, "was not made by the master the failover replaces")
+	r := checker.Check(ops, checker.Options{})
+	require.Equal(t, checker.Unknown, r.Verdict, r.Reason)
+}

@@ -182,6 +182,9 @@ type window struct {
 	// beforeHeal, when set, is called as the heal begins: a grant awaited
 	// under the fault no longer can be (Step.Under).
 	beforeHeal func()
+	// master is the master when a step that waits for its failover
+	// struck (Step.Failover).
+	master *cluster.Node
 	// target is the concrete selector struck, recorded on the fault-start.
 	target string
 	// aim, for a fault struck inside a client's operation, says which and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -117,8 +118,8 @@ func (s Step) validate() error {
 	if s.Handoff && (s.Key == "" || (kind != "client" && kind != "holder") || (s.For == 0 && s.TTLs == 0)) {
 		return fmt.Errorf("fault %s: a handoff needs a client target, a key and a length (for or ttls)", s.Fault)
 	}
-	if s.Under && (s.WaitKey == "" || kind == "client" || kind == "holder" || s.Handoff || s.Failover) {
-		return fmt.Errorf("fault %s: a grant under the fault needs a wait key and a node or link target, and takes no handoff or failover", s.Fault)
+	if s.Under && (s.WaitKey == "" || kind == "client" || kind == "holder" || s.Handoff) {
+		return fmt.Errorf("fault %s: a grant under the fault needs a wait key and a node or link target, and takes no handoff", s.Fault)
 	}
 	if s.Asked && !s.Under {
 		return fmt.Errorf("fault %s: asked takes an acquire under the fault, and needs under", s.Fault)
@@ -420,7 +421,7 @@ func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, ai
 	if _, err = n.inflict(ctx, env, i, s, last, e, t, w, wg, errs); err != nil || !s.Under {
 		return err
 	}
-	n.grantUnder(under, env, i, s)
+	n.grantUnder(under, env, i, s, w.master)
 	return nil
 }
 
@@ -428,8 +429,10 @@ func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, ai
 // only step i's client to its key, and waits for that grant (any outcome
 // of its acquire, with Asked) while the fault is in effect (under ends
 // when it heals); the key then opens to everyone. A grant that never came
-// is a missed moment.
-func (n *Plan) grantUnder(under context.Context, env Env, i int, s Step) {
+// is a missed moment. With Failover, the grant must be the old master's
+// (the one the failover replaces), checked while the client is held at it:
+// a grant the promoted replica made stages nothing.
+func (n *Plan) grantUnder(under context.Context, env Env, i int, s Step, old *cluster.Node) {
 	env.begin()
 	env.Clients.Admit(s.WaitKey, s.WaitSlot)
 	defer env.Clients.Open(s.WaitKey)
@@ -442,8 +445,41 @@ func (n *Plan) grantUnder(under context.Context, env Env, i int, s Step) {
 		recordMissed(env, i, s, what+" never came while the fault was in effect")
 		return
 	}
-	c.Let()
+	defer c.Let()
+	if s.Failover && !s.Asked {
+		if err := holdsKey(halt(env), old, s.WaitKey); err != nil {
+			recordMissed(env, i, s, fmt.Sprintf("%s was not made by the master the failover replaces: %v", s.moment(), err))
+		}
+	}
 }
+
+// holdsKey checks that node holds key, by SCAN: a Redis Cluster node that
+// has marked the cluster down refuses key lookups, but serves commands that
+// name no key.
+func holdsKey(ctx context.Context, node *cluster.Node, key string) error {
+	if node == nil {
+		return errors.New("no master was known when the fault struck")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	pattern := globEscaper.Replace(key)
+	var cursor uint64
+	for {
+		keys, next, err := node.Client().Scan(ctx, cursor, pattern, 1000).Result()
+		if err != nil {
+			return fmt.Errorf("%s: %w", node.Name, err)
+		}
+		if slices.Contains(keys, key) {
+			return nil
+		}
+		if cursor = next; cursor == 0 {
+			return fmt.Errorf("%s does not hold %s", node.Name, key)
+		}
+	}
+}
+
+// globEscaper quotes the characters SCAN's MATCH reads as a pattern.
+var globEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`, "]", `\]`)
 
 // inflict injects step i's fault e on t as window w and leaves its heal, after
 // the fault's time, to a goroutine that closes healed once the heal is
@@ -457,7 +493,8 @@ func (n *Plan) inflict(ctx context.Context, env Env, i int, s Step, last bool, e
 	n.mu.Unlock()
 	var master *cluster.Node // before the strike, for a step that waits for its failover
 	if s.Failover {
-		master, _ = env.Cluster.Master(ctx)
+		master, _ = lookup(ctx, env.Cluster.Master)
+		w.master = master
 	}
 	ierr := w.step(history.FaultStart, func(ctx context.Context) error {
 		var err error

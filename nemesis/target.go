@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
@@ -54,6 +55,23 @@ func checkSelector(sel string) error {
 	return fmt.Errorf("bad target %q (known: %s)", sel, SelectorHelp)
 }
 
+// lookup asks the cluster who holds a role, again for a while if it
+// could not tell: under load a node can miss a reply (seen: CLUSTER NODES
+// timing out on three of six nodes), and the role is still held.
+func lookup[T any](ctx context.Context, ask func(context.Context) (T, error)) (T, error) {
+	deadline := time.Now().Add(lookupFor)
+	for {
+		v, err := ask(ctx)
+		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
+			return v, err
+		}
+		sleep(ctx, 250*time.Millisecond)
+	}
+}
+
+// lookupFor bounds lookup's tries.
+const lookupFor = 10 * time.Second
+
 // resolve finds the target of sel now. key and on are the step's, for
 // holder.
 func resolve(ctx context.Context, env Env, sel, key string, on history.F) (Target, error) {
@@ -66,13 +84,13 @@ func resolve(ctx context.Context, env Env, sel, key string, on history.F) (Targe
 	}
 	switch kind {
 	case "primary":
-		m, err := c.Master(ctx)
+		m, err := lookup(ctx, c.Master)
 		if err != nil {
 			return Target{}, err
 		}
 		return nodes(m)
 	case "replica":
-		rs, err := c.Replicas(ctx)
+		rs, err := lookup(ctx, c.Replicas)
 		if err != nil {
 			return Target{}, err
 		}
