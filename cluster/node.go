@@ -70,12 +70,26 @@ func (n *Node) Addr() string {
 // and the harness's credentials: the admin user (AdminUser) on the nodes
 // deadbolt starts, the target's (its Sentinel credentials on a Sentinel)
 // on an attached cluster.
-func (n *Node) Client() *redis.Client {
+func (n *Node) Client() *redis.Client { return n.clientWith(endpoints.DefaultClientOptions()) }
+
+// setupClient is Client with patient timeouts, for the steps that form a
+// cluster once and cannot be retried: on a loaded machine a node's reply
+// can take longer than the half second a fault's probe waits.
+func (n *Node) setupClient() *redis.Client {
+	o := endpoints.DefaultClientOptions()
+	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = setupTimeout, setupTimeout, setupTimeout
+	return n.clientWith(o)
+}
+
+// setupTimeout bounds each call of setupClient.
+const setupTimeout = 5 * time.Second
+
+func (n *Node) clientWith(o endpoints.ClientOptions) *redis.Client {
 	user, pass := n.cl.Admin()
 	if t := n.cl.target; t != nil && n.Role == RoleSentinel {
 		user, pass = t.SentinelUsername, t.SentinelPassword
 	}
-	return n.cl.dialer.AuthClient(n.Logical(), endpoints.DefaultClientOptions(), user, pass)
+	return n.cl.dialer.AuthClient(n.Logical(), o, user, pass)
 }
 
 // Kill sends SIGKILL: the process dies without saving or closing connections.

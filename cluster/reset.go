@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -37,10 +38,8 @@ func (c *Cluster) reset(ctx context.Context, fresh Snapshot) error {
 	// the failover it led (it waits twice the failover timeout before
 	// another), its peers' ids and TILT, none of which a fresh one has.
 	sentinels := c.ByRole(RoleSentinel)
-	for _, s := range sentinels {
-		if err := s.Kill(ctx); err != nil {
-			return err
-		}
+	if err := each(sentinels, func(s *Node) error { return s.Kill(ctx) }); err != nil {
+		return err
 	}
 	if c.Spec.ClockFaults {
 		for _, n := range c.ByRole(RoleRedis) {
@@ -60,14 +59,14 @@ func (c *Cluster) reset(ctx context.Context, fresh Snapshot) error {
 			return err
 		}
 	}
-	for _, s := range sentinels {
+	if err := each(sentinels, func(s *Node) error {
 		conf := sentinelConf(s.Name, "redis-1", c.Spec.Quorum, c.Spec.DownAfter, c.secrets, c.certs != nil)
 		if err := s.c.CopyToContainer(ctx, []byte(conf), "/data/sentinel.conf", 0o644); err != nil {
 			return fmt.Errorf("fresh sentinel.conf for %s: %w", s.Name, err)
 		}
-		if err := s.Start(ctx); err != nil {
-			return err
-		}
+		return s.Start(ctx)
+	}); err != nil {
+		return err
 	}
 	if err := c.WaitHealthy(ctx, time.Minute); err != nil {
 		return err
@@ -199,4 +198,16 @@ func (c *Cluster) clocksBack(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// each runs do on every node at once (a container's stop or start is
+// mostly waiting on the engine) and joins their errors.
+func each(nodes []*Node, do func(*Node) error) error {
+	errs := make([]error, len(nodes))
+	var wg sync.WaitGroup
+	for i, n := range nodes {
+		wg.Go(func() { errs[i] = do(n) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
