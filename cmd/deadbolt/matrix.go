@@ -20,6 +20,8 @@ import (
 // It exits 1 when a run contradicts a known result, 2 when one reached no
 // verdict or an unknown one where the result was known, 0 otherwise: a
 // lock nobody judged under a failure reports its verdict and passes.
+// --shard i/n runs a slice of the runs (cells x seeds); the store's
+// matrix.json lets `deadbolt report --merge` rebuild the whole matrix.
 func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
 	var f runFlags
@@ -104,7 +106,8 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := printMatrix(stdout, m); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nthe matrix: %s (and %s beside it), %s\n", filepath.Join(f.store, reports.MatrixHTMLFile), reports.MatrixMarkdownFile, m.Took.Round(time.Second))
+	fmt.Fprintf(stdout, "\nthe matrix: %s (and %s, %s beside it), %s\n", filepath.Join(f.store, reports.MatrixHTMLFile),
+		reports.MatrixMarkdownFile, reports.MatrixJSONFile, m.Took.Round(time.Second))
 	if code != exitOK {
 		return exitError{code}
 	}
