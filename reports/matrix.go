@@ -22,9 +22,13 @@ const (
 
 // Matrix is what `deadbolt matrix` ran.
 type Matrix struct {
-	Command  string
-	Started  time.Time
-	Took     time.Duration
+	Command string // as typed, without --shard
+	Started time.Time
+	Took    time.Duration
+	// Shards are the shards of Of whose runs the store holds: shard 1 of 1
+	// unsharded, one shard for --shard i/n, several merged.
+	Shards   []int
+	Of       int
 	Seeds    []uint64
 	Locks    []string
 	Failures []MatrixFailure
@@ -32,7 +36,18 @@ type Matrix struct {
 }
 
 // MatrixFailure is a column.
-type MatrixFailure struct{ Name, What string }
+type MatrixFailure struct {
+	Name string `json:"name"`
+	What string `json:"what"`
+}
+
+// MatrixError is a run that reached no verdict.
+type MatrixError struct {
+	Seed   uint64 `json:"seed"`
+	Reason string `json:"reason"`
+}
+
+func (e MatrixError) String() string { return fmt.Sprintf("seed %d: %s", e.Seed, e.Reason) }
 
 // MatrixCell is one lock under one failure, run once per seed.
 type MatrixCell struct {
@@ -40,8 +55,50 @@ type MatrixCell struct {
 	Scenario      string // the scenario that staged it; "" when not applicable
 	Expected      string
 	NotApplicable string
-	Runs          []*Results // the runs that reached a verdict
-	Errors        []string   // runs that reached none
+	Runs          []*Results    // the runs that reached a verdict
+	Errors        []MatrixError // runs that reached none
+	// Missing counts the seeds' runs this store holds neither: another
+	// shard's (CountMissing).
+	Missing int
+}
+
+// CountMissing sets each applicable cell's Missing: the runs of its seeds
+// that it holds neither a result nor an error of.
+func (m *Matrix) CountMissing() {
+	for i := range m.Cells {
+		if c := &m.Cells[i]; c.NotApplicable == "" {
+			c.Missing = len(m.Seeds) - len(c.Runs) - len(c.Errors)
+		}
+	}
+}
+
+// ShardNote says which shards' runs a sharded matrix holds ("" unsharded).
+func (m Matrix) ShardNote() string {
+	if m.Of <= 1 {
+		return ""
+	}
+	var held []string
+	for _, i := range m.Shards {
+		held = append(held, fmt.Sprint(i))
+	}
+	if len(m.Shards) == 1 {
+		return fmt.Sprintf("Shard %s of %d (--shard %s/%d): the other shards' runs are in their own stores, and `deadbolt report --merge` joins them.", held[0], m.Of, held[0], m.Of)
+	}
+	var missing []string
+	for i := 1; i <= m.Of; i++ {
+		if !slices.Contains(m.Shards, i) {
+			missing = append(missing, fmt.Sprint(i))
+		}
+	}
+	note := fmt.Sprintf("Shards %s of %d, merged", strings.Join(held, ", "), m.Of)
+	if len(missing) > 0 {
+		word, their := "shard", "its"
+		if len(missing) > 1 {
+			word, their = "shards", "their"
+		}
+		note += fmt.Sprintf("; %s %s not merged: %s runs are missing", word, strings.Join(missing, ", "), their)
+	}
+	return note + "."
 }
 
 // Broke counts the runs whose verdict was invalid, and Judged those with a
@@ -67,7 +124,7 @@ func (c MatrixCell) Class() string {
 		return "na"
 	case broke > 0:
 		return "unsafe"
-	case judged > 0 && judged == len(c.Runs) && len(c.Errors) == 0:
+	case judged > 0 && judged == len(c.Runs) && len(c.Errors) == 0 && c.Missing == 0:
 		return "safe"
 	default:
 		return "unknown"
@@ -121,6 +178,9 @@ func (c MatrixCell) Summary() string {
 	if n := len(c.Runs) + len(c.Errors) - judged; n > 0 {
 		s += fmt.Sprintf(" (+%d unknown)", n)
 	}
+	if c.Missing > 0 {
+		s += fmt.Sprintf(" (+%d in other shards)", c.Missing)
+	}
 	if d := c.MedianDamage(); d != "-" {
 		s += " · " + d
 	}
@@ -154,14 +214,18 @@ func (m Matrix) cell(lock, failure string) MatrixCell {
 // link is a run's report, relative to dir.
 func link(dir string, r *Results) string {
 	p := filepath.Join(r.Dir, HTMLFile)
-	if rel, err := filepath.Rel(dir, p); err == nil {
+	if rel, err := relPath(dir, p); err == nil {
 		return filepath.ToSlash(rel)
 	}
 	return p
 }
 
-// WriteMatrix writes matrix.md and matrix.html into dir (the store).
+// WriteMatrix writes matrix.md, matrix.html and matrix.json into dir (the
+// store).
 func WriteMatrix(dir string, m Matrix) error {
+	if err := writeMatrixFile(dir, m); err != nil {
+		return err
+	}
 	var md strings.Builder
 	if err := MatrixMarkdown(&md, m, dir); err != nil {
 		return err
@@ -184,6 +248,9 @@ func WriteMatrix(dir string, m Matrix) error {
 func MatrixMarkdown(w io.Writer, m Matrix, dir string) error {
 	fmt.Fprintf(w, "# Lock x failure matrix\n\n`%s`: %d seeds (%s), %s, %s.\n\n", m.Command, len(m.Seeds), seedList(m.Seeds),
 		m.Started.UTC().Format("2006-01-02 15:04 UTC"), m.Took.Round(time.Second))
+	if note := m.ShardNote(); note != "" {
+		fmt.Fprintf(w, "%s\n\n", note)
+	}
 	fmt.Fprintln(w, "Each cell: the verdict over the seeds (runs that broke the lock / runs judged), the median damage per run, and each run's report.")
 	fmt.Fprintln(w)
 	fmt.Fprint(w, "| lock |")
@@ -255,7 +322,8 @@ a{margin-right:.3em}
 </style></head><body>
 <h1>Lock x failure matrix</h1>
 <p><code>{{.Command}}</code>: {{len .Seeds}} seeds ({{.SeedList}}), {{.When}}, {{.Took}}.</p>
-<p>Each cell: the verdict over the seeds (runs that broke the lock / runs judged), the median damage per run, and each run's report. Red: some run broke the lock; green: every run judged safe; yellow: no verdict; grey: no scenario stages this failure for this lock.</p>
+{{if .ShardNote}}<p>{{.ShardNote}}</p>
+{{end}}<p>Each cell: the verdict over the seeds (runs that broke the lock / runs judged), the median damage per run, and each run's report. Red: some run broke the lock; green: every run judged safe; yellow: no verdict; grey: no scenario stages this failure for this lock.</p>
 <table><tr><th>lock</th>{{range .Failures}}<th title="{{.What}}">{{.Name}}</th>{{end}}</tr>
 {{range .Rows}}<tr><th>{{.Lock}}</th>{{range .Cells}}<td class="{{.Class}}" title="{{.Title}}">{{.Summary}}{{if .Expectation}}<br><span{{if .Contradicted}} class="contradicted"{{end}}>{{.Expectation}}</span>{{end}}{{if .Links}}<br>{{range $i, $l := .Links}}<a href="{{$l}}">{{$i}}</a>{{end}}{{end}}</td>{{end}}</tr>
 {{end}}</table>
@@ -293,6 +361,6 @@ func matrixHTML(w io.Writer, m Matrix, dir string) error {
 	return matrixTemplate.Execute(w, map[string]any{
 		"Command": m.Command, "Seeds": m.Seeds, "SeedList": seedList(m.Seeds),
 		"When": m.Started.UTC().Format("2006-01-02 15:04 UTC"), "Took": m.Took.Round(time.Second),
-		"Failures": m.Failures, "Rows": rows,
+		"Failures": m.Failures, "Rows": rows, "ShardNote": m.ShardNote(),
 	})
 }

@@ -37,7 +37,7 @@ func TestMatrixCellsSayHowOftenTheLockBrokeAndLinkEveryRun(t *testing.T) {
 			{Lock: "simple", Failure: "restart", NotApplicable: "restart-redlock: lock simple runs over at most 1 master group"},
 			{Lock: "redlock", Failure: "failover", Scenario: "failover-redlock", Expected: "safe", Runs: []*Results{
 				matrixRun(filepath.Join(store, "failover-redlock", "a"), "valid", "safe", 0),
-			}, Errors: []string{"the cluster did not start"}},
+			}, Errors: []MatrixError{{Seed: 2, Reason: "the cluster did not start"}}},
 			{Lock: "redlock", Failure: "restart", Scenario: "restart-redlock", Expected: "unknown", Runs: []*Results{
 				matrixRun(filepath.Join(store, "restart-redlock", "a"), "valid", "unknown", 0),
 			}},
@@ -59,7 +59,7 @@ func TestMatrixCellsSayHowOftenTheLockBrokeAndLinkEveryRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(md), "| simple | **unsafe 2/3 · 2 double holds** (expected unsafe: CONTRADICTED) [1](failover-simple/a/report.html) [2](failover-simple/b/report.html) [3](failover-simple/c/report.html) | n/a |")
 	require.Contains(t, string(md), "simple x restart: n/a: restart-redlock: lock simple runs over at most 1 master group")
-	require.Contains(t, string(md), "no verdict: the cluster did not start")
+	require.Contains(t, string(md), "no verdict: seed 2: the cluster did not start")
 	page, err := os.ReadFile(filepath.Join(store, MatrixHTMLFile))
 	require.NoError(t, err)
 	require.Equal(t, 4, bytes.Count(page, []byte(`<td class=`)))
@@ -67,4 +67,12 @@ func TestMatrixCellsSayHowOftenTheLockBrokeAndLinkEveryRun(t *testing.T) {
 	require.Contains(t, string(page), `<td class="na"`)
 	require.Contains(t, string(page), `class="contradicted"`)
 	require.Contains(t, string(page), `<a href="failover-simple/c/report.html">3</a>`)
+}
+
+// A sharded matrix says which shards it holds, and which a merge lacks.
+func TestShardNoteSaysWhichShardsAreHere(t *testing.T) {
+	require.Empty(t, Matrix{Shards: []int{1}, Of: 1}.ShardNote())
+	require.Contains(t, Matrix{Shards: []int{2}, Of: 3}.ShardNote(), "Shard 2 of 3 (--shard 2/3)")
+	require.Equal(t, "Shards 1, 2, 3 of 3, merged.", Matrix{Shards: []int{1, 2, 3}, Of: 3}.ShardNote())
+	require.Equal(t, "Shards 1, 3 of 4, merged; shards 2, 4 not merged: their runs are missing.", Matrix{Shards: []int{1, 3}, Of: 4}.ShardNote())
 }

@@ -12,9 +12,11 @@ import (
 	"strconv"
 )
 
-// Shards of a suite (`deadbolt scenario --shard i/n`) run on separate
-// machines, each into a store of its own; merging joins the stores into
-// one: every run directory copied, one index.html, one JUnit file.
+// Shards of a suite (`deadbolt scenario --shard i/n`) or of a matrix
+// (`deadbolt matrix --shard i/n`) run on separate machines, each into a
+// store of its own; merging joins the stores into one: every run directory
+// copied, one index.html, one JUnit file, and one matrix when the stores
+// hold one (matrixmerge.go).
 
 // JUnitFile is where a shard's JUnit file is looked for in its store, and
 // where the merged one is written.
@@ -22,7 +24,8 @@ const JUnitFile = "junit.xml"
 
 // CheckMerge finds what would stop a merge of stores into out, before
 // anything is copied: a store that is not one (or has no JUnit file), out
-// inside a store, two stores with one run directory, or out holding it.
+// inside a store, two stores with one run directory, or out holding it,
+// and matrices that do not join (checkMatrixMerge).
 func CheckMerge(out string, stores []string) error {
 	absOut, err := filepath.Abs(out)
 	if err != nil {
@@ -54,16 +57,35 @@ func CheckMerge(out string, stores []string) error {
 			}
 		}
 	}
-	return nil
+	return checkMatrixMerge(out, stores)
+}
+
+// Merged is what a merge wrote: how many runs it copied, and the merged
+// matrix when the stores held one.
+type Merged struct {
+	Runs   int
+	Matrix *Matrix
 }
 
 // MergeStores copies every run directory of the stores into out
 // (<scenario>/<time>/, as they were), writes out/junit.xml from the
-// stores' JUnit files and rebuilds out/index.html. CheckMerge first.
-func MergeStores(out string, stores []string) (runs int, err error) {
+// stores' JUnit files, out's matrix from the stores' matrices (if any) and
+// rebuilds out/index.html. CheckMerge first.
+func MergeStores(out string, stores []string) (Merged, error) {
 	if err := CheckMerge(out, stores); err != nil {
-		return 0, err
+		return Merged{}, err
 	}
+	runs, err := copyRuns(out, stores)
+	if err != nil {
+		return Merged{Runs: runs}, err
+	}
+	m, err := mergeMatrix(out, stores)
+	return Merged{Runs: runs, Matrix: m}, err
+}
+
+// copyRuns copies the stores' runs into out, joins their JUnit files and
+// rebuilds out's index.
+func copyRuns(out string, stores []string) (runs int, err error) {
 	var junits []string
 	for _, st := range stores {
 		dirs, err := runDirs(st)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The lock x failure matrix: each failure is staged by template scenarios
@@ -103,4 +104,34 @@ func Cells(locks, failureNames []string, o RunOptions) ([]MatrixCell, error) {
 		}
 	}
 	return cells, nil
+}
+
+// MatrixRun is one run of the matrix: a cell's scenario with one seed.
+type MatrixRun struct {
+	Cell     int // the cell's index in Cells' order
+	Scenario Scenario
+	Seed     uint64
+}
+
+// Name names the run, as its JUnit case does: "pause-simple seed 3".
+func (r MatrixRun) Name() string { return fmt.Sprintf("%s seed %d", r.Scenario.Name, r.Seed) }
+
+// MatrixRuns are the runs of the applicable cells, one per seed, cell by
+// cell: what `--shard i/n` slices (ShardOf, by the scenarios' lengths).
+func MatrixRuns(cells []MatrixCell, seeds []uint64) []MatrixRun {
+	var runs []MatrixRun
+	for ci, c := range cells {
+		if c.NotApplicable != "" {
+			continue
+		}
+		for _, seed := range seeds {
+			runs = append(runs, MatrixRun{Cell: ci, Scenario: c.Scenario, Seed: seed})
+		}
+	}
+	return runs
+}
+
+// ShardRuns is shard i of n of the matrix's runs.
+func ShardRuns(runs []MatrixRun, i, n int) []MatrixRun {
+	return ShardOf(runs, MatrixRun.Name, func(r MatrixRun) time.Duration { return r.Scenario.Length() }, i, n)
 }

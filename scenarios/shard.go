@@ -9,9 +9,10 @@ import (
 	"time"
 )
 
-// Shards spread a suite over machines (a CI's job matrix): shard i of n
-// runs a slice of it, the same slice on every machine that has the same
-// suite, and `deadbolt report --merge` joins the shards' stores.
+// Shards spread a suite or a matrix over machines (a CI's job matrix):
+// shard i of n runs a slice of it, the same slice on every machine that
+// has the same suite or matrix, and `deadbolt report --merge` joins the
+// shards' stores.
 
 // ParseShard reads "i/n" (1 <= i <= n).
 func ParseShard(s string) (i, n int, err error) {
@@ -24,20 +25,26 @@ func ParseShard(s string) (i, n int, err error) {
 	return i, n, nil
 }
 
-// Shard is shard i of n (1-based) of suite, in suite order. The slices are
-// balanced by length: the longest scenario first (ties by name), each to
-// the shard with the least run time so far (ties to the lowest shard), so
-// that they depend on nothing but the suite's scenarios and n.
+// Shard is shard i of n (1-based) of suite, in suite order (ShardOf).
 func Shard(suite []Scenario, i, n int) []Scenario {
-	order := make([]int, len(suite))
+	return ShardOf(suite, func(s Scenario) string { return s.Name }, Scenario.Length, i, n)
+}
+
+// ShardOf is shard i of n (1-based) of items (a suite's scenarios, a
+// matrix's runs), in their order. The slices are balanced by length: the
+// longest item first (ties by name), each to the shard with the least run
+// time so far (ties to the lowest shard), so that they depend on nothing
+// but the items' names and lengths and n.
+func ShardOf[T any](items []T, name func(T) string, length func(T) time.Duration, i, n int) []T {
+	order := make([]int, len(items))
 	for k := range order {
 		order[k] = k
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		return cmp.Or(cmp.Compare(suite[b].Length(), suite[a].Length()), cmp.Compare(suite[a].Name, suite[b].Name))
+		return cmp.Or(cmp.Compare(length(items[b]), length(items[a])), cmp.Compare(name(items[a]), name(items[b])))
 	})
 	load := make([]time.Duration, n)
-	mine := make([]bool, len(suite))
+	mine := make([]bool, len(items))
 	for _, k := range order {
 		least := 0
 		for s := range load {
@@ -45,13 +52,13 @@ func Shard(suite []Scenario, i, n int) []Scenario {
 				least = s
 			}
 		}
-		load[least] += suite[k].Length()
+		load[least] += length(items[k])
 		mine[k] = least == i-1
 	}
-	var out []Scenario
-	for k, s := range suite {
+	var out []T
+	for k, it := range items {
 		if mine[k] {
-			out = append(out, s)
+			out = append(out, it)
 		}
 	}
 	return out

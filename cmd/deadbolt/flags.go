@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -59,4 +60,22 @@ func flagsOf(fs *flag.FlagSet) string {
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
 	return b.String()
+}
+
+// withoutFlags is args without the named flags (each takes a value, given
+// as -name v, --name v or --name=v).
+func withoutFlags(args []string, names ...string) []string {
+	var out []string
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && slices.Contains(names, name) {
+			if !hasValue {
+				k++ // the value is the next argument
+			}
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }

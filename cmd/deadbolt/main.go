@@ -8,7 +8,7 @@
 //	deadbolt run NAME [--seed N] [--time D] [--clients N] [--lock NAME] [--workload NAME] [--store DIR]
 //	deadbolt run --file FILE [flags]
 //	deadbolt scenario [NAME...] [--seed N] [--store DIR] [--junit FILE] [--shard I/N] [--fresh]
-//	deadbolt matrix [--locks L,...] [--faults F,...] [--seeds N] [--seed N] [--parallel N] [--store DIR] [--junit FILE]
+//	deadbolt matrix [--locks L,...] [--faults F,...] [--seeds N] [--seed N] [--parallel N] [--store DIR] [--junit FILE] [--shard I/N]
 //	deadbolt sweep NAME --knob K --values V1,V2,... [--seeds N] [--seed N] [--parallel N] [--store DIR]
 //	deadbolt shrink RUN_DIR [--budget N] [--store DIR]
 //	deadbolt check RUN_DIR
@@ -65,13 +65,13 @@ const usage = `usage:
   deadbolt run NAME [flags]          run one scenario
   deadbolt run --file FILE [flags]   run a scenario file (a stored run's scenario.json replays it, seed included)
   deadbolt scenario [NAME...] [flags] run a suite (default: the CI suite) and compare
-  deadbolt matrix [--locks L1,L2] [--faults F1,F2] [--seeds N] [flags]  every lock under every failure: matrix.md, matrix.html
+  deadbolt matrix [--locks L1,L2] [--faults F1,F2] [--seeds N] [--shard I/N] [flags]  every lock under every failure: matrix.md, matrix.html, matrix.json
   deadbolt sweep NAME --knob K --values V1,V2 [--seeds N]  the unsafe window: how often the lock breaks at each value
   deadbolt shrink RUN_DIR [--budget N] a smaller scenario that still breaks the lock a run broke: RUN_DIR/shrunk.json
   deadbolt conformance --driver CMD [--lock NAME]  check a driver against docs/driver-protocol.md
   deadbolt check RUN_DIR             re-check a stored history
   deadbolt report RUN_DIR            re-render a stored run's report.md, report.html and the store's index.html
-  deadbolt report --merge --out DIR STORE...  join shards' stores: one index.html, one junit.xml
+  deadbolt report --merge --out DIR STORE...  join shards' stores: one index.html, one junit.xml, one matrix
   deadbolt client                    a lock user process, started by the harness (docs/driver-protocol.md)
   deadbolt bench [--strict] [FILE...] table of lock benchmarks from go test -bench output (stdin)
 `

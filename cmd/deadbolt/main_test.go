@@ -63,6 +63,11 @@ func TestBadInputExits254WithAMessage(t *testing.T) {
 		{[]string{"matrix", "--locks", "simple,,redlock"}, "empty lock name"},
 		{[]string{"matrix", "--faults", "meteor"}, `unknown failure "meteor"`},
 		{[]string{"matrix", "--seeds", "0"}, "must be from 1 to 20"},
+		{[]string{"matrix", "--shard", "0/2"}, "want i/n with 1 <= i <= n"},
+		{[]string{"matrix", "--shard", "3/2"}, "want i/n with 1 <= i <= n"},
+		{[]string{"matrix", "--shard", "2"}, "want i/n with 1 <= i <= n"},
+		{[]string{"matrix", "--shard=1/0"}, "want i/n with 1 <= i <= n"},
+		{[]string{"scenario", "--shard", "2/1"}, "want i/n with 1 <= i <= n"},
 		{[]string{"sweep", "pause-simple", "--knob", "colour", "--values", "1"}, `unknown knob "colour"`},
 		{[]string{"sweep", "pause-simple", "--knob", "down-after-ttl", "--values", "1"}, "independent topology"},
 		{[]string{"sweep", "pause-simple", "--knob", "pause-ttl", "--values", "1,-2"}, "want numbers above 0"},
@@ -216,4 +221,11 @@ func TestCheckTakesItsCheckersFromScenarioJSON(t *testing.T) {
 	code, _, stderr := deadbolt(t, "check", dir)
 	require.Equal(t, exitBadInput, code)
 	require.Contains(t, stderr, `unknown checker "nope"`)
+}
+
+// A sharded matrix names the command its shards share: without the slice
+// or where each wrote, in either flag form.
+func TestWithoutFlagsDropsTheFlagAndItsValue(t *testing.T) {
+	args := []string{"--locks", "simple", "--shard", "1/2", "-store=s1", "--seeds", "2", "--junit", "s1/junit.xml", "--shards-are-not-shard", "x"}
+	require.Equal(t, []string{"--locks", "simple", "--seeds", "2", "--shards-are-not-shard", "x"}, withoutFlags(args, "shard", "store", "junit"))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -19,6 +20,8 @@ import (
 // It exits 1 when a run contradicts a known result, 2 when one reached no
 // verdict or an unknown one where the result was known, 0 otherwise: a
 // lock nobody judged under a failure reports its verdict and passes.
+// --shard i/n runs a slice of the runs (cells x seeds); the store's
+// matrix.json lets `deadbolt report --merge` rebuild the whole matrix.
 func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
 	var f runFlags
@@ -30,6 +33,8 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var sr seededRuns
 	sr.register(fs)
 	junit := fs.String("junit", "", "write every run as JUnit XML to this file")
+	var shard shardFlag
+	shard.register(fs, "the matrix's runs (cells x seeds)")
 	names, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -55,29 +60,22 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	base := o.Seed
-	m := reports.Matrix{Command: "deadbolt " + strings.Join(append([]string{"matrix"}, args...), " "), Locks: lockNames}
-	for k := range sr.seeds {
-		m.Seeds = append(m.Seeds, base+uint64(k))
-	}
-	for _, fl := range scenarios.Failures() {
-		for _, n := range failureNames {
-			if n == fl.Name {
-				m.Failures = append(m.Failures, reports.MatrixFailure{Name: fl.Name, What: fl.What})
-			}
+	m := newMatrix(args, lockNames, failureNames, base, sr.seeds, shard)
+	for _, c := range cells {
+		if c.NotApplicable != "" {
+			fmt.Fprintf(stderr, "%s x %s: n/a: %s\n", c.Lock, c.Failure, c.NotApplicable)
 		}
 	}
 	// One run per applicable cell and seed, the longest first (runSeeded).
-	var runs []scenarios.Scenario
-	var runSeeds []uint64
-	var runCell []int
-	for ci, c := range cells {
-		if c.NotApplicable != "" {
-			fmt.Fprintf(stderr, "%s x %s: n/a: %s\n", c.Lock, c.Failure, c.NotApplicable)
-			continue
-		}
-		for _, seed := range m.Seeds {
-			runs, runSeeds, runCell = append(runs, c.Scenario), append(runSeeds, seed), append(runCell, ci)
-		}
+	all := scenarios.MatrixRuns(cells, m.Seeds)
+	matrixRuns := all
+	if shard.set() {
+		matrixRuns = scenarios.ShardRuns(all, shard.i, shard.n)
+	}
+	runs := make([]scenarios.Scenario, len(matrixRuns))
+	runSeeds := make([]uint64, len(matrixRuns))
+	for i, r := range matrixRuns {
+		runs[i], runSeeds[i] = r.Scenario, r.Seed
 	}
 	closePool, err := sr.pool(ctx, runs, &o)
 	if err != nil {
@@ -85,7 +83,10 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer closePool()
 	fmt.Fprintf(stderr, "matrix: %d locks x %d failures, %d cells to run over %d seeds (%d from %d): %d runs, %d at a time\n",
-		len(lockNames), len(failureNames), len(runs)/sr.seeds, sr.seeds, sr.seeds, base, len(runs), sr.parallel)
+		len(lockNames), len(failureNames), len(all)/sr.seeds, sr.seeds, sr.seeds, base, len(all), sr.parallel)
+	if shard.set() {
+		fmt.Fprintf(stderr, "shard %d/%d: %d of the matrix's %d runs\n", shard.i, shard.n, len(runs), len(all))
+	}
 	st := newStatus(stderr)
 	st.attach(&o)
 	m.Started = time.Now()
@@ -95,6 +96,49 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if ctx.Err() != nil {
 		return scenarios.ErrInterrupted
 	}
+	suite, code := fillMatrix(&m, cells, matrixRuns, results, errs)
+	if err := reports.WriteMatrix(f.store, m); err != nil {
+		return err
+	}
+	if err := writeSuiteJUnit(*junit, suite, m.Started); err != nil {
+		return err
+	}
+	if err := printMatrix(stdout, m); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nthe matrix: %s (and %s, %s beside it), %s\n", filepath.Join(f.store, reports.MatrixHTMLFile),
+		reports.MatrixMarkdownFile, reports.MatrixJSONFile, m.Took.Round(time.Second))
+	if code != exitOK {
+		return exitError{code}
+	}
+	return nil
+}
+
+// newMatrix is the matrix's page before its runs: the command (without
+// where it writes or which shard: what every shard of one matrix has in
+// common), the seeds, rows and columns, and the shard.
+func newMatrix(args, lockNames, failureNames []string, base uint64, seeds int, shard shardFlag) reports.Matrix {
+	m := reports.Matrix{Command: "deadbolt " + strings.Join(append([]string{"matrix"}, withoutFlags(args, "shard", "store", "junit")...), " "),
+		Shards: []int{1}, Of: 1, Locks: lockNames}
+	if shard.set() {
+		m.Shards, m.Of = []int{shard.i}, shard.n
+	}
+	for k := range seeds {
+		m.Seeds = append(m.Seeds, base+uint64(k))
+	}
+	for _, fl := range scenarios.Failures() {
+		if slices.Contains(failureNames, fl.Name) {
+			m.Failures = append(m.Failures, reports.MatrixFailure{Name: fl.Name, What: fl.What})
+		}
+	}
+	return m
+}
+
+// fillMatrix puts the runs' results (or why a run reached none) in their
+// cells; it returns them as JUnit cases, and the exit code: 1 when a run
+// contradicts a known result, 2 when one reached no verdict or an unknown
+// one where the result was known.
+func fillMatrix(m *reports.Matrix, cells []scenarios.MatrixCell, runs []scenarios.MatrixRun, results []*reports.Results, errs []error) ([]reports.SuiteRun, int) {
 	for _, c := range cells {
 		mc := reports.MatrixCell{Lock: c.Lock, Failure: c.Failure, NotApplicable: c.NotApplicable}
 		if c.NotApplicable == "" {
@@ -104,13 +148,12 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	code := exitOK
 	var suite []reports.SuiteRun
-	for i := range runs {
-		mc := &m.Cells[runCell[i]]
-		name := fmt.Sprintf("%s seed %d", runs[i].Name, runSeeds[i])
-		suite = append(suite, reports.SuiteRun{Name: name, Results: results[i], Err: errs[i]})
+	for i, run := range runs {
+		mc := &m.Cells[run.Cell]
+		suite = append(suite, reports.SuiteRun{Name: run.Name(), Results: results[i], Err: errs[i]})
 		switch r := results[i]; {
 		case errs[i] != nil:
-			mc.Errors = append(mc.Errors, fmt.Sprintf("seed %d: %v", runSeeds[i], errs[i]))
+			mc.Errors = append(mc.Errors, reports.MatrixError{Seed: run.Seed, Reason: errs[i].Error()})
 			code = max(code, exitUnknown)
 		default:
 			mc.Runs = append(mc.Runs, r)
@@ -123,12 +166,13 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 		}
 	}
-	if err := reports.WriteMatrix(f.store, m); err != nil {
-		return err
-	}
-	if err := writeSuiteJUnit(*junit, suite, m.Started); err != nil {
-		return err
-	}
+	m.CountMissing()
+	return suite, code
+}
+
+// printMatrix writes the matrix as a table: one row a lock, one column a
+// failure, each cell its summary.
+func printMatrix(stdout io.Writer, m reports.Matrix) error {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "\nLOCK")
 	for _, fl := range m.Failures {
@@ -150,12 +194,5 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		fmt.Fprintln(tw)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "\nthe matrix: %s (and %s beside it), %s\n", filepath.Join(f.store, reports.MatrixHTMLFile), reports.MatrixMarkdownFile, m.Took.Round(time.Second))
-	if code != exitOK {
-		return exitError{code}
-	}
-	return nil
+	return tw.Flush()
 }

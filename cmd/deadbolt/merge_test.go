@@ -100,14 +100,16 @@ type junitDoc struct {
 	Failures int `xml:"failures,attr"`
 	Errors   int `xml:"errors,attr"`
 	Suites   []struct {
-		Skipped int `xml:"skipped,attr"`
-		Cases   []struct {
-			Name    string    `xml:"name,attr"`
-			Failure *struct{} `xml:"failure"`
-			Error   *struct{} `xml:"error"`
-			Skipped *struct{} `xml:"skipped"`
-		} `xml:"testcase"`
+		Skipped int         `xml:"skipped,attr"`
+		Cases   []junitCase `xml:"testcase"`
 	} `xml:"testsuite"`
+}
+
+type junitCase struct {
+	Name    string    `xml:"name,attr"`
+	Failure *struct{} `xml:"failure"`
+	Error   *struct{} `xml:"error"`
+	Skipped *struct{} `xml:"skipped"`
 }
 
 func readCases(t *testing.T, path string) junitDoc {

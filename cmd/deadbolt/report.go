@@ -14,7 +14,7 @@ import (
 // results.json and history, then the store's index.html.
 func cmdReport(args []string, stdout io.Writer) error {
 	fset := flag.NewFlagSet("report", flag.ContinueOnError)
-	merge := fset.Bool("merge", false, "join the stores given (one per shard, each with its junit.xml) into --out: every run copied, one index.html, one junit.xml")
+	merge := fset.Bool("merge", false, "join the stores given (one per shard, each with its junit.xml) into --out: every run copied, one index.html, one junit.xml, and one matrix when they hold a matrix's shards")
 	out := fset.String("out", "", "with --merge: the merged store's directory")
 	pos, err := parse(fset, args)
 	if err != nil {
@@ -74,11 +74,18 @@ func mergeStores(out string, stores []string, stdout io.Writer) error {
 	if err := reports.CheckMerge(out, stores); err != nil {
 		return badInput("report --merge: %v", err)
 	}
-	n, err := reports.MergeStores(out, stores)
+	merged, err := reports.MergeStores(out, stores)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d runs of %d stores merged into %s\n  %s\n  %s\n", n, len(stores), out,
+	fmt.Fprintf(stdout, "%d runs of %d stores merged into %s\n  %s\n  %s\n", merged.Runs, len(stores), out,
 		filepath.Join(out, reports.IndexFile), filepath.Join(out, reports.JUnitFile))
+	if m := merged.Matrix; m != nil {
+		fmt.Fprintf(stdout, "  %s (and %s, %s beside it)\n", filepath.Join(out, reports.MatrixHTMLFile), reports.MatrixMarkdownFile, reports.MatrixJSONFile)
+		if note := m.ShardNote(); note != "" {
+			fmt.Fprintf(stdout, "%s\n", note)
+		}
+		return printMatrix(stdout, *m)
+	}
 	return nil
 }

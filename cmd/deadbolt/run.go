@@ -250,12 +250,8 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return nil
 	})
 	junit := fs.String("junit", "", "write the suite's results as JUnit XML to this file (one test case per scenario)")
-	var shard, shards int
-	fs.Func("shard", "run shard i of n (i/n) of the suite: the same slice on every machine, balanced by the scenarios' lengths; `deadbolt report --merge` joins the shards' stores", func(s string) error {
-		var err error
-		shard, shards, err = scenarios.ParseShard(s)
-		return err
-	})
+	var shard shardFlag
+	shard.register(fs, "the suite")
 	fresh := fs.Bool("fresh", false, "start every scenario's cluster anew instead of reusing, reset, one an earlier scenario of the same topology used")
 	names, err := parse(fs, args)
 	if err != nil {
@@ -294,10 +290,10 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if len(suite) == 0 {
 		return badInput("no scenario of the CI suite can run against --target")
 	}
-	if shards > 0 {
+	if shard.set() {
 		all := len(suite)
-		suite = scenarios.Shard(suite, shard, shards)
-		fmt.Fprintf(stderr, "shard %d/%d: %d of the suite's %d scenarios\n", shard, shards, len(suite), all)
+		suite = scenarios.Shard(suite, shard.i, shard.n)
+		fmt.Fprintf(stderr, "shard %d/%d: %d of the suite's %d scenarios\n", shard.i, shard.n, len(suite), all)
 	}
 	if err := checkStore(f.store); err != nil {
 		return err

@@ -1,0 +1,183 @@
+package reports
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Shards of one matrix (`deadbolt matrix --shard i/n`, the same flags and
+// binary on every machine) each leave a matrix.json with every cell and the
+// runs they ran; the merge joins their runs into one matrix that equals the
+// unsharded run's. Stores of different matrices, or holding one run twice,
+// are refused: a merged page must not mix two experiments silently.
+
+// storeMatrix is one store's matrix.json.
+type storeMatrix struct {
+	store string
+	file  matrixFile
+}
+
+// readMatrices reads the stores' matrix.json files; a store without one
+// holds no matrix (a suite's shard).
+func readMatrices(stores []string) ([]storeMatrix, error) {
+	var out []storeMatrix
+	for _, st := range stores {
+		f, ok, err := readMatrixFile(st)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, storeMatrix{st, f})
+		}
+	}
+	return out, nil
+}
+
+// joinMatrices is the matrix every store's runs make together: the first
+// store's command, the earliest start, the longest shard's time (they ran
+// side by side), and each cell's runs and errors in seed order.
+func joinMatrices(ms []storeMatrix) (matrixFile, error) {
+	first := ms[0]
+	j := first.file
+	j.Shards, j.Cells = nil, slices.Clone(first.file.Cells)
+	heldBy := map[int]string{}   // shard -> store
+	runBy := map[string]string{} // cell and seed -> store
+	for ci := range j.Cells {
+		j.Cells[ci].Runs, j.Cells[ci].Errors = nil, nil
+	}
+	for _, sm := range ms {
+		f := sm.file
+		if err := sameMatrix(first, sm); err != nil {
+			return j, err
+		}
+		for _, s := range f.Shards {
+			if other, dup := heldBy[s]; dup {
+				return j, fmt.Errorf("the stores %s and %s both hold shard %d of %d of the matrix: merge each shard's store once", other, sm.store, s, f.Of)
+			}
+			heldBy[s] = sm.store
+			j.Shards = append(j.Shards, s)
+		}
+		if f.Started.Before(j.Started) {
+			j.Started = f.Started
+		}
+		j.Took = max(j.Took, f.Took)
+		for ci, c := range f.Cells {
+			claim := func(seed uint64) error {
+				if !slices.Contains(f.Seeds, seed) {
+					return fmt.Errorf("%s: cell %s x %s holds a run of seed %d, which is not one of its seeds", sm.store, c.Lock, c.Failure, seed)
+				}
+				key := fmt.Sprintf("%s x %s seed %d", c.Lock, c.Failure, seed)
+				if other, dup := runBy[key]; dup {
+					return fmt.Errorf("the stores %s and %s both hold the run %s of the matrix", other, sm.store, key)
+				}
+				runBy[key] = sm.store
+				return nil
+			}
+			for _, r := range c.Runs {
+				if err := claim(r.Seed); err != nil {
+					return j, err
+				}
+				j.Cells[ci].Runs = append(j.Cells[ci].Runs, r)
+			}
+			for _, e := range c.Errors {
+				if err := claim(e.Seed); err != nil {
+					return j, err
+				}
+				j.Cells[ci].Errors = append(j.Cells[ci].Errors, e)
+			}
+		}
+	}
+	slices.Sort(j.Shards)
+	bySeed := func(seed uint64) int { return slices.Index(j.Seeds, seed) }
+	for ci := range j.Cells {
+		c := &j.Cells[ci]
+		slices.SortStableFunc(c.Runs, func(a, b matrixRef) int { return bySeed(a.Seed) - bySeed(b.Seed) })
+		slices.SortStableFunc(c.Errors, func(a, b MatrixError) int { return bySeed(a.Seed) - bySeed(b.Seed) })
+	}
+	return j, nil
+}
+
+// sameMatrix says how b's matrix differs from a's, if it does: its split,
+// seeds, rows, columns, or a cell's scenario or expectation (another
+// binary's tables).
+func sameMatrix(a, b storeMatrix) error {
+	differ := func(what, x, y string) error {
+		return fmt.Errorf("the stores %s and %s hold different matrices: %s %s and %s; merge the shards of one `deadbolt matrix` command", a.store, b.store, what, x, y)
+	}
+	fa, fb := a.file, b.file
+	if fa.Of != fb.Of {
+		return differ("split into shards of", fmt.Sprint(fa.Of), fmt.Sprint(fb.Of))
+	}
+	if !slices.Equal(fa.Seeds, fb.Seeds) {
+		return differ("seeds", seedList(fa.Seeds), seedList(fb.Seeds)+" (give every shard the same --seed and --seeds)")
+	}
+	if !slices.Equal(fa.Locks, fb.Locks) {
+		return differ("locks", strings.Join(fa.Locks, ","), strings.Join(fb.Locks, ","))
+	}
+	names := func(fs []MatrixFailure) string {
+		var n []string
+		for _, f := range fs {
+			n = append(n, f.Name)
+		}
+		return strings.Join(n, ",")
+	}
+	if names(fa.Failures) != names(fb.Failures) {
+		return differ("failures", names(fa.Failures), names(fb.Failures))
+	}
+	if len(fa.Cells) != len(fb.Cells) {
+		return differ("cells", fmt.Sprint(len(fa.Cells)), fmt.Sprint(len(fb.Cells)))
+	}
+	for i, ca := range fa.Cells {
+		cb := fb.Cells[i]
+		shape := func(c matrixFileCell) string {
+			if c.NotApplicable != "" {
+				return "n/a"
+			}
+			return fmt.Sprintf("scenario %s expecting %s", c.Scenario, c.Expected)
+		}
+		if ca.Lock != cb.Lock || ca.Failure != cb.Failure || shape(ca) != shape(cb) {
+			return differ(fmt.Sprintf("cell %s x %s:", ca.Lock, ca.Failure), shape(ca), fmt.Sprintf("%s x %s: %s", cb.Lock, cb.Failure, shape(cb)))
+		}
+	}
+	return nil
+}
+
+// checkMatrixMerge finds what would stop the stores' matrices joining into
+// out, before anything is copied: see joinMatrices, and out holding a
+// matrix of its own.
+func checkMatrixMerge(out string, stores []string) error {
+	ms, err := readMatrices(stores)
+	if err != nil || len(ms) == 0 {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(out, MatrixJSONFile)); err == nil {
+		return fmt.Errorf("%s already holds a matrix (%s): merge into a directory of its own", out, MatrixJSONFile)
+	}
+	_, err = joinMatrices(ms)
+	return err
+}
+
+// mergeMatrix writes out's matrix.md, matrix.html and matrix.json from the
+// stores' matrices, each run read from its copy in out; nil when no store
+// holds a matrix.
+func mergeMatrix(out string, stores []string) (*Matrix, error) {
+	ms, err := readMatrices(stores)
+	if err != nil || len(ms) == 0 {
+		return nil, err
+	}
+	j, err := joinMatrices(ms)
+	if err != nil {
+		return nil, err
+	}
+	m, err := j.matrix(out)
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteMatrix(out, m); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(out, MatrixJSONFile), err)
+	}
+	return &m, nil
+}
