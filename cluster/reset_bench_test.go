@@ -1,0 +1,62 @@
+package cluster_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+)
+
+// How long a pooled cluster's reset takes (the setup of a reused run),
+// beside a fresh start of the same spec: after each run a key is written on
+// redis-1 (the master), so that the reset has data to flush.
+func BenchmarkReset(b *testing.B) {
+	clustertest.RequireDocker(b)
+	for _, spec := range []cluster.Spec{
+		{Topology: cluster.Independent, Masters: 5},
+		{Topology: cluster.Sentinel},
+	} {
+		b.Run(spec.Topology, func(b *testing.B) {
+			ctx := context.Background()
+			specs := []cluster.Spec{spec}
+			for range b.N + 1 {
+				specs = append(specs, spec)
+			}
+			p := cluster.NewPool(specs)
+			defer p.Close(ctx)
+			c, o, err := p.Get(ctx, spec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(o.Setup.Seconds(), "s/start")
+			var reset time.Duration
+			n := 0
+			for b.Loop() {
+				b.StopTimer()
+				err := c.ByRole(cluster.RoleRedis)[0].Client().Set(ctx, "left-by-a-run", "1", 0).Err()
+				if err == nil {
+					err = p.Put(ctx, c, true)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				c, o, err = p.Get(ctx, spec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !o.Reused {
+					b.Fatalf("the pool started a fresh cluster: %s", o.Fallback)
+				}
+				reset += o.Setup
+				n++
+			}
+			b.ReportMetric(reset.Seconds()/float64(n), "s/reset")
+			if err := p.Put(ctx, c, false); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
