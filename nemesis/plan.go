@@ -42,7 +42,10 @@ type Step struct {
 	// (a late reply, a lease taken on a partial majority): the step strikes
 	// first, then admits only WaitSlot to WaitKey, and the key opens to
 	// everyone at that grant. A grant that has not come when the fault
-	// heals or the fault phase ends makes the step missed.
+	// heals or the fault phase ends makes the step missed. With Failover,
+	// the grant must be the master's that the failover replaces (a lock
+	// the promoted replica will lack), or the step is missed too; an
+	// Asked acquire that failed cannot be told apart, and is not checked.
 	Under bool `json:"under,omitempty"`
 	// Asked, with Under, takes that client's acquire in any outcome (a
 	// refusal, an error): a lock that must refuse under the fault is
