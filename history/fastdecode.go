@@ -1,6 +1,7 @@
 package history
 
 import (
+	"encoding/binary"
 	"math"
 
 	"github.com/valyala/fastjson"
@@ -18,16 +19,16 @@ import (
 // equal, and FuzzFastDecoder looks for a line where they are not.
 type fastDecoder struct {
 	p fastjson.Parser
+	// keys interns lock keys: a history has few, each on many lines.
+	keys map[string]string
 }
 
 // decode fills op from line and reports whether it could; op is zeroed
 // first either way.
 func (f *fastDecoder) decode(line []byte, op *Op) bool {
 	*op = Op{}
-	for _, c := range line {
-		if c < 0x20 || c > 0x7e || c == '\\' {
-			return false
-		}
+	if !plain(line) {
+		return false
 	}
 	v, err := f.p.ParseBytes(line)
 	if err != nil || v.Type() != fastjson.TypeObject {
@@ -116,7 +117,19 @@ func (f *fastDecoder) field(name string, v *fastjson.Value, op *Op) (bit uint32,
 		op.Stamp, ok = str(v, stampNames)
 	case "key":
 		i = 6
-		op.Key, ok = str(v, nil)
+		if ok = v.Type() == fastjson.TypeString; ok {
+			raw, _ := v.StringBytes()
+			if op.Key, ok = f.keys[string(raw)]; !ok && len(f.keys) < 1<<12 {
+				if f.keys == nil {
+					f.keys = map[string]string{}
+				}
+				op.Key = string(raw)
+				f.keys[op.Key] = op.Key
+			} else if !ok {
+				op.Key = string(raw)
+			}
+			ok = true
+		}
 	case "lease":
 		i = 7
 		op.Lease, ok = str(v, nil)
@@ -158,6 +171,30 @@ func b2i(b bool) int {
 }
 
 var stampNames = []string{StampClient}
+
+// plain reports whether line is printable ASCII without a backslash,
+// eight bytes at a time (every line read is tested).
+func plain(line []byte) bool {
+	for len(line) >= 8 {
+		w := binary.LittleEndian.Uint64(line)
+		if (w|below(w, 0x20)|below(w^0x7f*ones, 1)|below(w^'\\'*ones, 1))&highs != 0 {
+			return false
+		}
+		line = line[8:]
+	}
+	for _, c := range line {
+		if c < 0x20 || c > 0x7e || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+const ones, highs = 0x0101010101010101, 0x8080808080808080
+
+// below has a byte's high bit set when some byte of w is below n
+// (n <= 0x80; exact about whether any is, not which).
+func below(w uint64, n uint64) uint64 { return (w - n*ones) &^ w & highs }
 
 // integer reads a JSON number written as an integer (-?(0|[1-9][0-9]*),
 // JSON's own form, which fastjson does not check) that fits T.

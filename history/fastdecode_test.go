@@ -134,6 +134,17 @@ func TestFastDecoderAgrees(t *testing.T) {
 	}
 }
 
+func TestPlain(t *testing.T) {
+	for c := range 256 {
+		for at := range 11 {
+			line := []byte("0123456789a")
+			line[at] = byte(c)
+			want := c >= 0x20 && c <= 0x7e && c != '\\'
+			require.Equal(t, want, plain(line), "byte %#x at %d", c, at)
+		}
+	}
+}
+
 func FuzzFastDecoder(f *testing.F) {
 	for _, l := range fastCorpus {
 		f.Add([]byte(l))
