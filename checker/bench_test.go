@@ -73,7 +73,9 @@ func BenchmarkChecker(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			path := big(b)
 			if st, err := os.Stat(path); err == nil {
-				defer debug.SetMemoryLimit(debug.SetMemoryLimit(MemoryLimit(st.Size()))) // as deadbolt check sets it
+				limit, gc := MemorySettings(st.Size(), Options{Whole: whole}) // as deadbolt check sets them
+				defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
+				defer debug.SetGCPercent(debug.SetGCPercent(gc))
 			}
 			peak := watchPeak(b)
 			for b.Loop() {

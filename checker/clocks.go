@@ -18,7 +18,7 @@ const KindClientClock = "client-clock"
 // sent, and reports each as a client-clock anomaly, with the history index
 // of each dropped renewal. The others are kept.
 func clientClocks(locks []lockOp) ([]lockOp, []Anomaly, []int32) {
-	asked := map[string]int64{}
+	asked := make(map[string]int64, len(locks)/2) // sized: growing it cost more than filling it
 	for i := range locks {
 		if l := &locks[i]; l.f == history.Acquire {
 			if _, seen := asked[l.lease]; !seen {

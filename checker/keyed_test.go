@@ -3,6 +3,7 @@ package checker
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"sync"
@@ -56,6 +57,9 @@ func bothWays(ops []history.Op, opts Options) (keyed, whole string) {
 func compareHandMade() int {
 	handMade.Lock()
 	defer handMade.Unlock()
+	if len(handMade.ops) == 0 && flag.Lookup("test.bench").Value.String() != "" {
+		return 0 // benchmarks alone (go test -run '^$' -bench ...): no test built any
+	}
 	if len(handMade.ops) < 100 {
 		fmt.Printf("FAIL: only %d hand-made histories were built: the comparison would prove little\n", len(handMade.ops))
 		return 1

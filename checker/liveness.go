@@ -57,14 +57,16 @@ func (c liveness) unavailable(in *Input) []Unavailability {
 	cover := map[string][]span{}
 	ttls := map[string]int64{}
 	last := map[string]map[int64]string{} // key -> end of a possible hold -> its lease
-	acquiredBy := map[string]int{}        // lease -> acquiring process
+	// Sized for a lease per two lock operations: growing a map of a key's
+	// every lease costs more than the rest of the check.
+	acquiredBy := make(map[string]int, len(in.locks)/2) // lease -> acquiring process
 	for key, hs := range in.Holds {
 		for _, h := range hs {
 			cover[key] = append(cover[key], span{h.AcquiredAt, h.Until})
 		}
 	}
-	released := map[string]history.Type{} // lease -> its release's outcome
-	refused := map[string][]span{}        // key -> intervals of refused acquires
+	released := make(map[string]history.Type, len(in.locks)/2) // lease -> its release's outcome
+	refused := map[string][]span{}                             // key -> intervals of refused acquires
 	for i := range in.locks {
 		l := &in.locks[i]
 		switch {

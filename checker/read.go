@@ -22,6 +22,29 @@ var streamable = map[string]bool{"double-holds": true, "fairness": true, "lease-
 // the collector run hard.
 func MemoryLimit(size int64) int64 { return max(200<<20, size*3/2) }
 
+// Streamed, keyed checks (CheckFile's usual path) keep little live: the
+// reading holds the open operations, and the check one key per CPU. For
+// them the collector may let the heap grow to three times what is live
+// (GOGC 200, a tenth of the CPU the default spends) up to a soft limit
+// of keyedMemoryLimit, which bounds the process whatever the history's
+// length, as long as a key's share of it fits.
+const (
+	keyedGCPercent   = 200
+	keyedMemoryLimit = 320 << 20
+)
+
+// MemorySettings are the soft memory limit and GOGC percentage that suit
+// checking a history file of size bytes with opts: MemoryLimit and the
+// default percentage when the history must be held whole, the keyed
+// check's own otherwise.
+func MemorySettings(size int64, opts Options) (limit int64, gcPercent int) {
+	names, err := opts.checkers()
+	if err != nil || needPairs(names) || opts.Whole {
+		return MemoryLimit(size), 100
+	}
+	return keyedMemoryLimit, keyedGCPercent
+}
+
 // needPairs reports whether a checker among names reads Input.Pairs.
 func needPairs(names []string) bool {
 	for _, n := range names {

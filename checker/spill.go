@@ -23,6 +23,9 @@ type spill struct {
 	// about as many keys each.
 	keys  []string
 	keyID map[string]uint32
+	// count is how many records each key has, so that load makes each
+	// key's slice once at its size.
+	count []int
 	buf   []byte
 	err   error
 }
@@ -64,7 +67,9 @@ func (s *spill) put(l *lockOp) {
 		id = uint32(len(s.keys))
 		s.keys = append(s.keys, l.key)
 		s.keyID[l.key] = id
+		s.count = append(s.count, 0)
 	}
+	s.count[id]++
 	bi := int(id) % spillBuckets
 	for len(s.buckets) <= bi {
 		s.buckets = append(s.buckets, nil)
@@ -136,6 +141,9 @@ func (s *spill) load(i int) (map[string][]lockOp, error) {
 	d := spillDecoder{data: string(raw)}
 	raw = nil
 	out := map[string][]lockOp{}
+	for id := i; id < len(s.keys); id += spillBuckets {
+		out[s.keys[id]] = make([]lockOp, 0, s.count[id])
+	}
 	for range b.n {
 		l := d.record(s.keys)
 		if d.err != nil {

@@ -31,8 +31,9 @@ func Scan(r io.Reader, fn func(op Op, n int) error) (Tail, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var fast fastDecoder
 			for b := range s.work {
-				b.decode()
+				b.decode(&fast)
 				close(b.done)
 			}
 		}()
@@ -93,7 +94,7 @@ func (b *batch) line(i int) []byte {
 	return b.data[start:b.ends[i]]
 }
 
-func (b *batch) decode() {
+func (b *batch) decode(fast *fastDecoder) {
 	n := len(b.ends)
 	b.ops, b.errs, b.blank = grow(b.ops, n), grow(b.errs, n), grow(b.blank, n)
 	for i := range n {
@@ -103,6 +104,11 @@ func (b *batch) decode() {
 			b.blank[i] = true
 			continue
 		}
+		if fast.decode(l, &b.ops[i]) {
+			b.errs[i] = b.ops[i].Validate()
+			continue
+		}
+		b.ops[i] = Op{}
 		if err := json.Unmarshal(l, &b.ops[i], decodeOptions); err != nil {
 			b.errs[i] = errNotOp{err: err, cut: b.cut && i == n-1 && !jsontext.Value(l).IsValid()}
 			continue

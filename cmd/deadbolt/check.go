@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 
 func cmdCheck(ctx context.Context, args []string, stdout io.Writer) error {
 	fset := flag.NewFlagSet("check", flag.ContinueOnError)
+	cpuProfile := fset.String("cpuprofile", "", "write a CPU profile of the check to `FILE` (go tool pprof reads it)")
 	pos, err := parse(fset, args)
 	if err != nil {
 		return err
@@ -58,8 +60,21 @@ func cmdCheck(ctx context.Context, args []string, stdout io.Writer) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return badInput("%v", err)
 	}
-	if st, err := os.Stat(path); err == nil && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(checker.MemoryLimit(st.Size()))
+	if st, err := os.Stat(path); err == nil {
+		limit, gc := checker.MemorySettings(st.Size(), opts)
+		if os.Getenv("GOMEMLIMIT") == "" {
+			debug.SetMemoryLimit(limit)
+		}
+		if os.Getenv("GOGC") == "" {
+			debug.SetGCPercent(gc)
+		}
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return badInput("--cpuprofile: %v", err)
+		}
+		defer stop()
 	}
 	started := time.Now()
 	res, err := checkOrStop(ctx, path, opts)
@@ -118,3 +133,17 @@ func checkOrStop(ctx context.Context, path string, opts checker.Options) (checke
 }
 
 var errCheckInterrupted = errors.New("check interrupted")
+
+// startCPUProfile profiles the process into path until stop: the check's
+// cost at scale is measured on the binary, not guessed from a benchmark.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
