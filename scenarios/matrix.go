@@ -63,6 +63,11 @@ type MatrixCell struct {
 // (failures), each judged with o (the driver and its locks) before anything
 // starts. An unknown failure or lock is an error.
 func Cells(locks, failureNames []string, o RunOptions) ([]MatrixCell, error) {
+	return cellsOf(failures, locks, failureNames, o)
+}
+
+// cellsOf is Cells over the failures given.
+func cellsOf(failures []Failure, locks, failureNames []string, o RunOptions) ([]MatrixCell, error) {
 	byName := map[string]Failure{}
 	for _, f := range failures {
 		byName[f.Name] = f
