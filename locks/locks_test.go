@@ -138,3 +138,39 @@ func TestBadLockSelection(t *testing.T) {
 	require.ErrorContains(t, err, "needs one master group")
 	require.False(t, locks.Failed(errors.New("i/o timeout")))
 }
+
+// A RedLock or MultiLock release that deleted our copy on some masters,
+// the others' copies gone (as if expired), took effect there: it is of
+// unknown effect, never a release that certainly did nothing (ErrNotHeld),
+// or the judge would keep the lease held while another client can take
+// the key. Only when no master still had a copy did it do nothing.
+func TestAPartialReleaseMayHaveTakenEffect(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 3})
+	ctx := context.Background()
+	masters := c.Clients(endpoints.ClientOptions{})
+	require.Len(t, masters, 3)
+	for _, name := range []string{"redlock", "multilock"} {
+		t.Run(name, func(t *testing.T) {
+			l := clustertest.NewLock(t, name, c, locks.Options{TTL: 10 * time.Second})
+			lease, err := l.Acquire(ctx, "k")
+			require.NoError(t, err)
+			for _, m := range masters[1:] {
+				require.NoError(t, m.Del(ctx, "k").Err())
+			}
+			err = l.Release(ctx, lease)
+			require.Error(t, err, "the release deleted one copy of three")
+			require.NotErrorIs(t, err, locks.ErrNotHeld)
+			require.False(t, locks.Failed(err), "its effect is unknown: %v", err)
+			n, err := masters[0].Exists(ctx, "k").Result()
+			require.NoError(t, err)
+			require.Zero(t, n, "the release deleted the copy it found")
+
+			lease, err = l.Acquire(ctx, "k")
+			require.NoError(t, err)
+			for _, m := range masters {
+				require.NoError(t, m.Del(ctx, "k").Err())
+			}
+			require.ErrorIs(t, l.Release(ctx, lease), locks.ErrNotHeld, "no master had a copy: nothing was done")
+		})
+	}
+}

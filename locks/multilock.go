@@ -103,8 +103,9 @@ func (m *MultiLock) try(ctx context.Context, key string) (*Lease, error) {
 }
 
 // Release deletes our token on every master. It is ErrNotHeld when every
-// master answered and one no longer had our token, and unknown when some
-// master did not answer.
+// master answered that it no longer had our token, and of unknown effect
+// when it deleted some copies and not others, or some master did not
+// answer.
 func (m *MultiLock) Release(ctx context.Context, l *Lease) error {
 	errs := m.onAll(ctx, func(ctx context.Context, rdb redis.UniversalClient) error {
 		return releaseOn(ctx, rdb, m.o.Timeout, l)
@@ -128,8 +129,11 @@ func (m *MultiLock) Release(ctx context.Context, l *Lease) error {
 	switch {
 	case notHeld == 0 && noEffect == 0 && unknown == 0:
 		return nil
+	case notHeld == len(m.nodes):
+		return fmt.Errorf("%w: no master still had it", ErrNotHeld)
 	case noEffect == 0 && unknown == 0:
-		return fmt.Errorf("%w: %d of %d masters no longer had it", ErrNotHeld, notHeld, len(m.nodes))
+		// The copies it deleted were ours and are gone: an effect.
+		return fmt.Errorf("release deleted the lock on %d of %d masters; the others no longer had it", len(m.nodes)-notHeld, len(m.nodes))
 	case noEffect == len(m.nodes):
 		return fmt.Errorf("%w: no master reached", ErrNoEffect)
 	case firstUnknown == nil:

@@ -54,7 +54,9 @@ func TestMultiLock(t *testing.T) {
 		lease, err := l.Acquire(ctx, "gone")
 		require.NoError(t, err)
 		require.NoError(t, nodes[2].Del(ctx, "gone").Err())
-		require.ErrorIs(t, l.Release(ctx, lease), locks.ErrNotHeld, "one master lost it: the lock was no longer ours")
+		err = l.Release(ctx, lease)
+		require.Error(t, err, "one master lost it")
+		require.False(t, locks.Failed(err), "deleting the other copies freed the key: the release took effect (%v)", err)
 		require.Equal(t, []string{"", "", ""}, holders("gone"), "the release still cleans the other masters")
 	})
 

@@ -71,8 +71,8 @@ func (r *Redlock) try(ctx context.Context, key string) (*Lease, error) {
 }
 
 // Release deletes our token on every master. The lock counts as released
-// when a quorum deleted it, and as no longer ours when every master answered
-// and fewer than a quorum still had it.
+// when a quorum deleted it, and as no longer ours only when every master
+// answered and none still had it: deleting some copies took effect.
 func (r *Redlock) Release(ctx context.Context, l *Lease) error {
 	deleted, errs := r.onAll(ctx, r.o.Timeout, func(ctx context.Context, rdb redis.UniversalClient) (bool, error) {
 		n, err := releaseScript.Run(ctx, rdb, []string{l.Key}, l.Token).Int()
@@ -81,8 +81,12 @@ func (r *Redlock) Release(ctx context.Context, l *Lease) error {
 	switch {
 	case deleted >= r.quorum:
 		return nil
+	case errs == 0 && deleted == 0:
+		return fmt.Errorf("%w: no master still had it", ErrNotHeld)
 	case errs == 0:
-		return fmt.Errorf("%w: %d of %d masters still had it", ErrNotHeld, deleted, len(r.nodes))
+		// The copies it deleted were ours and are gone: whatever the
+		// quorum, the release changed what another client can take.
+		return fmt.Errorf("release deleted the lock on %d of %d masters, fewer than the quorum %d", deleted, len(r.nodes), r.quorum)
 	default:
 		return fmt.Errorf("release reached %d of %d masters", len(r.nodes)-errs, len(r.nodes))
 	}
