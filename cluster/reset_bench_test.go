@@ -11,15 +11,22 @@ import (
 )
 
 // How long a pooled cluster's reset takes (the setup of a reused run),
-// beside a fresh start of the same spec: after each run a key is written on
-// redis-1 (the master), so that the reset has data to flush.
+// beside a fresh start of the same spec: before each reset a key is written
+// on redis-1, so that the reset has data to flush, and (after-failover)
+// Sentinel fails the master over, so that it has a shape to put back.
 func BenchmarkReset(b *testing.B) {
 	clustertest.RequireDocker(b)
-	for _, spec := range []cluster.Spec{
-		{Topology: cluster.Independent, Masters: 5},
-		{Topology: cluster.Sentinel},
+	for _, tc := range []struct {
+		name     string
+		spec     cluster.Spec
+		failover bool // a Sentinel failover before each reset, as most Sentinel runs leave
+	}{
+		{"independent", cluster.Spec{Topology: cluster.Independent, Masters: 5}, false},
+		{"sentinel", cluster.Spec{Topology: cluster.Sentinel}, false},
+		{"sentinel-after-failover", cluster.Spec{Topology: cluster.Sentinel}, true},
 	} {
-		b.Run(spec.Topology, func(b *testing.B) {
+		spec := tc.spec
+		b.Run(tc.name, func(b *testing.B) {
 			ctx := context.Background()
 			// b.Loop sets no b.N up front: tell the pool of more runs than
 			// any benchmark time asks for, so that it keeps the cluster.
@@ -35,6 +42,9 @@ func BenchmarkReset(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				err := c.ByRole(cluster.RoleRedis)[0].Client().Set(ctx, "left-by-a-run", "1", 0).Err()
+				if err == nil && tc.failover {
+					failOver(b, c)
+				}
 				if err == nil {
 					err = p.Put(ctx, c, true)
 				}

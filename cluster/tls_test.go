@@ -81,7 +81,7 @@ func TestTLSNodesAnswerOnlyTLSAndStillFailOver(t *testing.T) {
 
 // failOver has the harness ask a Sentinel for a failover and waits until
 // the cluster is healthy around a new master.
-func failOver(t *testing.T, c *cluster.Cluster) {
+func failOver(t testing.TB, c *cluster.Cluster) {
 	t.Helper()
 	ctx := context.Background()
 	old, err := c.Master(ctx)
