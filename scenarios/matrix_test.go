@@ -81,3 +81,17 @@ func TestTheDebatesMatrixCoversEveryLock(t *testing.T) {
 		require.Equal(t, len(FailureNames()), runs[lock], "lock %s lacks a cell", lock)
 	}
 }
+
+// A lock that hands out fencing tokens guards the template's counter with
+// the register that checks them; a mutex template, which has no resource,
+// and any other lock keep the template's workload.
+func TestAFencingLocksCellGuardsTheCounterWithItsTokens(t *testing.T) {
+	pause, err := Get("pause-simple")
+	require.NoError(t, err)
+	require.Equal(t, "counter", pause.Workload)
+	require.Equal(t, "fenced", Cell(pause, "fenced").Workload)
+	require.Equal(t, "counter", Cell(pause, "redlock").Workload)
+	failover, err := Get("failover-simple")
+	require.NoError(t, err)
+	require.Equal(t, failover.Workload, Cell(failover, "fenced").Workload)
+}
