@@ -122,6 +122,11 @@ func (kw *keyWindows) add(l lockOp, cut bool) {
 		if kw.redo {
 			return
 		}
+		for i := kw.tent; i < len(kw.pending) && kw.gateLease != ""; i++ {
+			if l := &kw.pending[i]; l.f == history.Release && l.lease == kw.gateLease {
+				kw.gateLease = "" // released after the window the gate came from
+			}
+		}
 	}
 	if len(kw.pending) >= minWindowOps {
 		kw.tent, kw.tentBound = len(kw.pending), latest(kw.pending)
