@@ -218,6 +218,7 @@ func (b *inputBuilder) invoke(op history.Op, n int) {
 			call: op.Time, done: noCompletion, ttl: op.TTL, fence: op.Fence,
 			invIndex: int32(op.Index), doneIndex: -1, process: int32(op.Process), client: b.leases.client(op)}
 		if b.spill != nil {
+			b.spill.opened(key)
 			b.open[n] = openRecord{kind: lockRecord, lock: &l}
 			return
 		}

@@ -15,10 +15,11 @@ import (
 // a history are the union of its findings on each key alone: holding
 // windows, double holds, the lease-lock search, refused acquires, queues
 // and releases are all per key. So a history read from a file is checked
-// one key at a time from its spill (spill.go), holding one key's lock
-// operations per CPU rather than the whole history's, and the per-key
+// one bucket of keys per CPU from its spill (spill.go), and the per-key
 // findings are composed into the very results the whole-history check
-// gives (keyed_test.go compares the two).
+// gives (keyed_test.go compares the two). Each key is itself checked a
+// window at a time (window.go), so a bucket is read as a stream and what
+// is held is each key's open window.
 //
 // What is not per key is the nemesis's record, which the reading keeps
 // (it is small), and the checks it drives (strikes, preconditions), which
@@ -81,11 +82,8 @@ func checkKeys(b *inputBuilder, sp *spill, names []string, opts Options) (Report
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				byKey, err := sp.load(i)
-				var got []*keyPart
-				for k, locks := range byKey {
-					got = append(got, checkKey1(g, k, locks, named[k], names, opts, deadline))
-				}
+				run := &windowRun{g: g, names: names, opts: opts, deadline: deadline, closed: newLeaseSet()}
+				got, err := checkBucket(run, sp, i, named)
 				mu.Lock()
 				parts = append(parts, got...)
 				first = cmp.Or(first, err)
@@ -111,6 +109,55 @@ func checkKeys(b *inputBuilder, sp *spill, names []string, opts Options) (Report
 	return compose(g, results, opts), nil
 }
 
+// checkBucket checks the keys of spill bucket i a window at a time
+// (window.go), reading the bucket as a stream; the keys that cannot be
+// (named ones, and those sent to be checked whole) are read again and
+// checked whole.
+func checkBucket(run *windowRun, sp *spill, i int, named map[string]bool) ([]*keyPart, error) {
+	if sp.buckets[i] == nil {
+		return nil, nil
+	}
+	keys := map[uint32]*keyWindows{}
+	r := sp.reader(i)
+	for {
+		l, id, cut, ok := r.next()
+		if !ok {
+			break
+		}
+		kw := keys[id]
+		if kw == nil {
+			kw = newKeyWindows(run, l.key, named[l.key])
+			keys[id] = kw
+		}
+		kw.add(l, cut)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	var parts []*keyPart
+	whole := map[uint32]bool{}
+	for id, kw := range keys {
+		if p := kw.finish(); p != nil {
+			parts = append(parts, p)
+		} else {
+			whole[id] = true
+			if !kw.named {
+				windowCounts.redone.Add(1)
+			}
+		}
+		delete(keys, id) // its windows are done with
+	}
+	if len(whole) == 0 {
+		return parts, nil
+	}
+	byKey, err := sp.loadKeys(i, func(id uint32) bool { return whole[id] })
+	for k, locks := range byKey {
+		parts = append(parts, checkKey1(run.g, k, locks, named[k], run.names, run.opts, run.deadline))
+		delete(byKey, k)
+	}
+	return parts, err
+}
+
 // checkKey1 checks one key's lock operations, in invocation order.
 func checkKey1(g *Input, key string, locks []lockOp, named bool, names []string, opts Options, deadline time.Time) *keyPart {
 	in := &Input{Faults: g.Faults, Phases: g.Phases, End: g.End, Reentrant: g.Reentrant, nemesis: g.nemesis}
@@ -128,18 +175,7 @@ func checkKey1(g *Input, key string, locks []lockOp, named bool, names []string,
 	}
 	p.gap = longestGap(grants, key)
 	p.holds = len(in.Holds[key])
-	for _, ph := range in.Phases {
-		if ph.Phase != history.PhaseFaults {
-			continue
-		}
-		for i := range in.locks {
-			if l := in.locks[i]; l.process >= 0 && l.call < ph.Start {
-				p.early = &l
-				break
-			}
-		}
-		break
-	}
+	p.early = earlyOp(in.Phases, in.locks)
 	if named {
 		p.locks, p.held = in.locks, in.Holds[key]
 	}

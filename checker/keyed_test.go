@@ -52,6 +52,15 @@ func bothWays(ops []history.Op, opts Options) (keyed, whole string) {
 	return show(opts), show(wholeOpts)
 }
 
+// tinyWindows makes the keyed check cut a key at every quiescent place it
+// may, so that the comparisons cross many window boundaries; the returned
+// function restores the sizes.
+func tinyWindows() func() {
+	m, c := minWindowOps, confirmOps
+	minWindowOps, confirmOps = 1, 1
+	return func() { minWindowOps, confirmOps = m, c }
+}
+
 // compareHandMade compares the two ways on every hand-made history, with
 // and without re-entry; it returns the exit code for TestMain.
 func compareHandMade() int {
@@ -65,6 +74,7 @@ func compareHandMade() int {
 		return 1
 	}
 	bad := 0
+	defer tinyWindows()()
 	for i, ops := range handMade.ops {
 		if len(ops) == 0 {
 			continue
@@ -83,28 +93,38 @@ func compareHandMade() int {
 		return 1
 	}
 	if testing.Verbose() {
-		fmt.Printf("the key-by-key check agreed with the whole-history check on %d hand-made histories\n", len(handMade.ops))
+		fmt.Printf("the key-by-key check agreed with the whole-history check on %d hand-made histories (%d windows cut, %d keys checked whole after all)\n",
+			len(handMade.ops), windowCounts.cuts.Load(), windowCounts.redone.Load())
 	}
 	return 0
 }
 
 func TestKeyedCheckMatchesWholeOnGenerated(t *testing.T) {
-	for i, shape := range generatedShapes {
-		for _, planted := range []int{0, 3} {
-			shape.Seed, shape.DoubleHolds, shape.PlantedHold = uint64(i+7), planted, 150*time.Microsecond
-			h := historytest.Generate(shape)
-			k, w := bothWays(h.Ops, Options{})
-			require.Equal(t, w, k, "shape %d, %d planted", i, planted)
-			want := "valid"
-			if planted > 0 {
-				want = "invalid"
+	for _, tiny := range []bool{false, true} {
+		if tiny {
+			defer tinyWindows()()
+		}
+		for i, shape := range generatedShapes {
+			for _, planted := range []int{0, 3} {
+				shape.Seed, shape.DoubleHolds, shape.PlantedHold = uint64(i+7), planted, 150*time.Microsecond
+				h := historytest.Generate(shape)
+				cuts, redone := windowCounts.cuts.Load(), windowCounts.redone.Load()
+				k, w := bothWays(h.Ops, Options{})
+				require.Equal(t, w, k, "shape %d, %d planted, tiny windows %v", i, planted, tiny)
+				t.Logf("shape %d, %d planted, tiny %v: %d cuts, %d keys checked whole after all", i, planted, tiny,
+					windowCounts.cuts.Load()-cuts, windowCounts.redone.Load()-redone)
+				want := "valid"
+				if planted > 0 {
+					want = "invalid"
+				}
+				assert.Contains(t, k, fmt.Sprintf(`{"verdict":%q`, want), "shape %d: the comparison is of a history judged as planted", i)
 			}
-			assert.Contains(t, k, fmt.Sprintf(`{"verdict":%q`, want), "shape %d: the comparison is of a history judged as planted", i)
 		}
 	}
 }
 
 func TestKeyedCheckMatchesWholeOnSimulated(t *testing.T) {
+	defer tinyWindows()()
 	for seed := int64(1); seed <= 10; seed++ {
 		for _, steal := range []bool{false, true} {
 			ops, _ := simulate(seed, steal)

@@ -520,23 +520,66 @@ func legalInPieces(base porcupine.NondeterministicModel, ls []*lockOp, deadline 
 	if len(ls) <= 2*pieceOps {
 		return false // one search of the whole key is as cheap
 	}
-	sorted := slices.SortedFunc(slices.Values(ls), func(a, b *lockOp) int { return cmp.Compare(a.call, b.call) })
-	states := []any{leaseState{}}
-	start, lastReturn := 0, int64(math.MinInt64)
-	for i, l := range sorted {
-		if i-start >= pieceOps && l.call > lastReturn {
-			var ok bool
-			if states, ok = legalPiece(base, sorted[start:i], states, deadline); !ok {
-				return false
-			}
-			start = i
+	c := newPieceChain(base, deadline)
+	c.add(slices.SortedFunc(slices.Values(ls), func(a, b *lockOp) int { return cmp.Compare(a.call, b.call) }))
+	return c.finish()
+}
+
+// pieceChain is legalInPieces fed a key's operations a run at a time
+// (window.go), each run sorted by invocation and invoked after the runs
+// before it: it keeps the piece being gathered and the states the pieces
+// before it can leave the key in.
+type pieceChain struct {
+	base       porcupine.NondeterministicModel
+	deadline   time.Time
+	states     []any
+	piece      []lockOp
+	lastReturn int64
+	failed     bool
+}
+
+func newPieceChain(base porcupine.NondeterministicModel, deadline time.Time) *pieceChain {
+	return &pieceChain{base: base, deadline: deadline, states: []any{leaseState{}}, lastReturn: math.MinInt64}
+}
+
+// add takes the next operations, sorted by invocation.
+func (c *pieceChain) add(ls []*lockOp) {
+	for _, l := range ls {
+		if c.failed {
+			return
 		}
+		if len(c.piece) >= pieceOps && l.call > c.lastReturn {
+			c.search()
+		}
+		c.piece = append(c.piece, *l)
 		if out := l.output(); out.Type != history.Info {
-			lastReturn = max(lastReturn, out.Return)
+			c.lastReturn = max(c.lastReturn, out.Return)
 		}
 	}
-	_, ok := legalPiece(base, sorted[start:], states, deadline)
-	return ok
+}
+
+// search searches the gathered piece and starts the next.
+func (c *pieceChain) search() {
+	if len(c.piece) == 0 {
+		return
+	}
+	ps := make([]*lockOp, len(c.piece))
+	for i := range c.piece {
+		ps[i] = &c.piece[i]
+	}
+	var ok bool
+	if c.states, ok = legalPiece(c.base, ps, c.states, c.deadline); !ok {
+		c.failed = true
+	}
+	c.piece = c.piece[:0]
+}
+
+// finish searches the last piece: true when every piece had a legal order.
+func (c *pieceChain) finish() bool {
+	if !c.failed {
+		c.search()
+	}
+	return !c.failed
 }
 
 // legalPiece searches one piece from the states init, and returns the

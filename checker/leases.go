@@ -25,7 +25,7 @@ type leaseBook struct {
 	// N acquired, bit M of N's set: a bit per grant, where maps of names
 	// would hold a history's every lease (the most memory a long history
 	// took). Leases named otherwise are in owner and asked.
-	granted map[int32][]uint64
+	granted *leaseSet
 	owner   map[string]int32 // lease -> the process that asked for it
 	asked   map[string]int32 // lease -> the index of that acquire
 	// root is each successor's first ancestor: processes that share a
@@ -38,7 +38,7 @@ type leaseBook struct {
 }
 
 func newLeaseBook() *leaseBook {
-	return &leaseBook{granted: map[int32][]uint64{}, owner: map[string]int32{}, asked: map[string]int32{}, root: map[int32]int32{},
+	return &leaseBook{granted: newLeaseSet(), owner: map[string]int32{}, asked: map[string]int32{}, root: map[int32]int32{},
 		watching: map[int32]string{}, acting: map[int32]bool{}}
 }
 
@@ -69,13 +69,8 @@ func (b *leaseBook) add(op history.Op) error {
 		if n, ok := namedProcess(op.Lease); ok && n != op.Process {
 			return fmt.Errorf("op %d: process %d acquires lease %s, a name that belongs to process %d", op.Index, op.Process, op.Lease, n)
 		}
-		if _, m, named := harnessName(op.Lease); named {
-			bits := b.granted[p]
-			for len(bits) <= m/64 {
-				bits = append(bits, 0)
-			}
-			bits[m/64] |= 1 << (m % 64)
-			b.granted[p] = bits
+		if _, _, named := harnessName(op.Lease); named {
+			b.granted.add(op.Lease)
 		} else {
 			b.owner[op.Lease], b.asked[op.Lease] = p, int32(op.Index)
 		}
@@ -132,9 +127,8 @@ func namedProcess(lease string) (int, bool) {
 
 // ownerOf is the process that acquired lease, if one did.
 func (b *leaseBook) ownerOf(lease string) (int32, bool) {
-	if n, m, ok := harnessName(lease); ok {
-		bits := b.granted[int32(n)]
-		return int32(n), m/64 < len(bits) && bits[m/64]&(1<<(m%64)) != 0
+	if n, _, ok := harnessName(lease); ok {
+		return int32(n), b.granted.has(lease)
 	}
 	owner, ok := b.owner[lease]
 	return owner, ok

@@ -73,7 +73,11 @@ func releasesResult(found []BadRelease) Result {
 	return r
 }
 
-func badReleases(in *Input) []BadRelease {
+func badReleases(in *Input) []BadRelease { return badReleasesAfter(in, nil) }
+
+// badReleasesAfter is badReleases where leases earlier also granted the key
+// (a window's leases still open from before it: window.go); nil for none.
+func badReleasesAfter(in *Input, earlier func(lease string) bool) []BadRelease {
 	granted := map[leaseID]bool{}
 	for i := range in.locks {
 		if l := &in.locks[i]; l.f == history.Acquire && l.outcome != history.Fail {
@@ -88,7 +92,7 @@ func badReleases(in *Input) []BadRelease {
 			continue
 		}
 		b := BadRelease{Key: l.key, Lease: l.lease, Process: int(l.process), Invoked: l.call, Done: l.done, Index: int(l.invIndex)}
-		if !granted[leaseID{l.key, l.lease}] {
+		if !granted[leaseID{l.key, l.lease}] && (earlier == nil || !earlier(l.lease)) {
 			b.NeverGranted = true
 			found = append(found, b)
 			continue

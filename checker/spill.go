@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"slices"
 
@@ -15,7 +17,8 @@ import (
 // spill keeps a streamed history's lock operations on disk, one bucket
 // file per group of keys, so that reading a history holds only the
 // operations still open: each completed operation is written out, and
-// the keys are later read back a bucket at a time (see CheckFile).
+// the buckets are later read back as streams (keyed.go), a key read again
+// whole only when its windows cannot settle it.
 type spill struct {
 	buckets []*spillBucket
 	// keys are the keys in the order first seen; a key's bucket is its
@@ -26,8 +29,11 @@ type spill struct {
 	// count is how many records each key has, so that load makes each
 	// key's slice once at its size.
 	count []int
-	buf   []byte
-	err   error
+	// open is how many of each key's operations are open; an operation
+	// whose completion leaves none is marked as a place to cut (window.go).
+	open []int32
+	buf  []byte
+	err  error
 }
 
 type spillBucket struct {
@@ -57,19 +63,35 @@ var (
 	typeCodes = []history.Type{history.Invoke, history.OK, history.Fail, history.Info}
 )
 
-// put writes l out; the first error sticks and is returned by flush.
+// id is key's number, given on first sight.
+func (s *spill) id(key string) uint32 {
+	id, ok := s.keyID[key]
+	if !ok {
+		id = uint32(len(s.keys))
+		s.keys = append(s.keys, key)
+		s.keyID[key] = id
+		s.count = append(s.count, 0)
+		s.open = append(s.open, 0)
+	}
+	return id
+}
+
+// opened counts an operation invoked on key.
+func (s *spill) opened(key string) { s.open[s.id(key)]++ }
+
+// put writes l out, once it completed or the history ended; the first
+// error sticks and is returned by flush.
 func (s *spill) put(l *lockOp) {
 	if s.err != nil {
 		return
 	}
-	id, ok := s.keyID[l.key]
-	if !ok {
-		id = uint32(len(s.keys))
-		s.keys = append(s.keys, l.key)
-		s.keyID[l.key] = id
-		s.count = append(s.count, 0)
-	}
+	id := s.id(l.key)
 	s.count[id]++
+	s.open[id]--
+	flags := b2byte(l.refused)
+	if s.open[id] == 0 && l.completed() {
+		flags |= cutFlag
+	}
 	bi := int(id) % spillBuckets
 	for len(s.buckets) <= bi {
 		s.buckets = append(s.buckets, nil)
@@ -91,7 +113,7 @@ func (s *spill) put(l *lockOp) {
 	}
 	e := s.buf[:0]
 	e = binary.AppendUvarint(e, uint64(id))
-	e = append(e, byte(slices.Index(fCodes, l.f)), byte(slices.Index(typeCodes, l.outcome)), b2byte(l.refused))
+	e = append(e, byte(slices.Index(fCodes, l.f)), byte(slices.Index(typeCodes, l.outcome)), flags)
 	for _, v := range []int64{l.call, l.done, l.ttl, l.fence, l.queued, int64(l.invIndex), int64(l.doneIndex), int64(l.process), int64(l.client)} {
 		e = binary.AppendVarint(e, v)
 	}
@@ -105,6 +127,10 @@ func (s *spill) put(l *lockOp) {
 		s.err = err
 	}
 }
+
+// cutFlag marks a record whose completion left its key with no operation
+// open; bit 0 of the flags is the operation's refused.
+const cutFlag = 2
 
 func b2byte(b bool) byte {
 	if b {
@@ -126,30 +152,36 @@ func (s *spill) flush() error {
 // bucketCount is how many buckets were written.
 func (s *spill) bucketCount() int { return len(s.buckets) }
 
-// load reads bucket i back: its keys' lock operations, each key's in
-// invocation order as Input.locks holds them. The bucket is read whole
-// into one string that the leases and tokens are cut from.
-func (s *spill) load(i int) (map[string][]lockOp, error) {
-	b := s.buckets[i]
-	if b == nil {
-		return nil, nil
+// reader reads bucket i back from its start, a record at a time.
+func (s *spill) reader(i int) *spillReader {
+	r := &spillReader{keys: s.keys}
+	if b := s.buckets[i]; b != nil {
+		r.left = b.n
+		r.br = bufio.NewReaderSize(io.NewSectionReader(b.f, 0, math.MaxInt64), 64<<10)
 	}
-	raw, err := readAll(b.f)
-	if err != nil {
-		return nil, err
-	}
-	d := spillDecoder{data: string(raw)}
-	raw = nil
+	return r
+}
+
+// loadKeys reads back the lock operations of the keys of bucket i that
+// want picks, each key's in invocation order as Input.locks holds them.
+func (s *spill) loadKeys(i int, want func(id uint32) bool) (map[string][]lockOp, error) {
 	out := map[string][]lockOp{}
-	for id := i; id < len(s.keys); id += spillBuckets {
-		out[s.keys[id]] = make([]lockOp, 0, s.count[id])
-	}
-	for range b.n {
-		l := d.record(s.keys)
-		if d.err != nil {
-			return nil, fmt.Errorf("reading back the spilled history: %w", d.err)
+	r := s.reader(i)
+	for {
+		l, id, _, ok := r.next()
+		if !ok {
+			break
+		}
+		if !want(id) {
+			continue
+		}
+		if out[l.key] == nil {
+			out[l.key] = make([]lockOp, 0, s.count[id])
 		}
 		out[l.key] = append(out[l.key], l)
+	}
+	if r.err != nil {
+		return nil, r.err
 	}
 	for _, ls := range out {
 		slices.SortFunc(ls, func(a, b lockOp) int { return cmp.Compare(a.invIndex, b.invIndex) })
@@ -157,76 +189,85 @@ func (s *spill) load(i int) (map[string][]lockOp, error) {
 	return out, nil
 }
 
-// readAll reads f from its start.
-func readAll(f *os.File) ([]byte, error) {
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	buf := make([]byte, st.Size())
-	_, err = f.ReadAt(buf, 0)
-	return buf, err
-}
-
 var errSpillCorrupt = errors.New("corrupt record")
 
-// spillDecoder reads records from data; the first error sticks.
-type spillDecoder struct {
-	data string
-	at   int
+// spillReader decodes a bucket's records in the order written
+// (completion order); the first error sticks.
+type spillReader struct {
+	br   *bufio.Reader
+	keys []string
+	left int // records still to read
+	buf  []byte
 	err  error
 }
 
-func (d *spillDecoder) uvarint() uint64 {
-	var v uint64
-	for shift := 0; d.err == nil; shift += 7 {
-		if d.at >= len(d.data) || shift > 63 {
-			d.err = errSpillCorrupt
-			break
-		}
-		c := d.data[d.at]
-		d.at++
-		v |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return v
-		}
+// next is the next record: the operation, its key's number, and whether
+// its completion left the key with no operation open; false at the end
+// or on an error.
+func (r *spillReader) next() (l lockOp, id uint32, cut bool, ok bool) {
+	if r.left == 0 || r.err != nil {
+		return l, 0, false, false
 	}
-	return 0
+	r.left--
+	id64 := r.uvarint()
+	var head [3]byte
+	if r.err == nil {
+		_, r.err = io.ReadFull(r.br, head[:])
+	}
+	if r.err != nil || id64 >= uint64(len(r.keys)) || int(head[0]) >= len(fCodes) || int(head[1]) >= len(typeCodes) {
+		r.err = fmt.Errorf("reading back the spilled history: %w", cmp.Or(r.err, errSpillCorrupt))
+		return l, 0, false, false
+	}
+	id = uint32(id64)
+	l.key = r.keys[id]
+	l.f, l.outcome, l.refused = fCodes[head[0]], typeCodes[head[1]], head[2]&1 == 1
+	l.call, l.done, l.ttl, l.fence, l.queued = r.varint(), r.varint(), r.varint(), r.varint(), r.varint()
+	l.invIndex, l.doneIndex, l.process, l.client = int32(r.varint()), int32(r.varint()), int32(r.varint()), int32(r.varint())
+	l.lease, l.owner = r.str(), r.str()
+	if r.err != nil {
+		r.err = fmt.Errorf("reading back the spilled history: %w", r.err)
+		return l, 0, false, false
+	}
+	return l, id, head[2]&cutFlag != 0, true
 }
 
-func (d *spillDecoder) varint() int64 {
-	u := d.uvarint()
-	return int64(u>>1) ^ -int64(u&1) // binary.AppendVarint's zig-zag
-}
-
-func (d *spillDecoder) str() string {
-	n := d.uvarint()
-	if d.err != nil || n > uint64(len(d.data)-d.at) {
-		d.err = cmp.Or(d.err, errSpillCorrupt)
-		return ""
+func (r *spillReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
 	}
-	v := d.data[d.at : d.at+int(n)]
-	d.at += int(n)
+	v, err := binary.ReadUvarint(r.br)
+	r.err = err
 	return v
 }
 
-func (d *spillDecoder) record(keys []string) lockOp {
-	var l lockOp
-	id := d.uvarint()
-	if d.err != nil || id >= uint64(len(keys)) || d.at+3 > len(d.data) {
-		d.err = cmp.Or(d.err, errSpillCorrupt)
-		return l
+func (r *spillReader) varint() int64 {
+	if r.err != nil {
+		return 0
 	}
-	l.key = keys[id]
-	fc, tc := int(d.data[d.at]), int(d.data[d.at+1])
-	if fc >= len(fCodes) || tc >= len(typeCodes) {
-		d.err = errSpillCorrupt
-		return l
+	v, err := binary.ReadVarint(r.br)
+	r.err = err
+	return v
+}
+
+// str reads a string, a copy: a window keeps few of a bucket's.
+func (r *spillReader) str() string {
+	n := r.uvarint()
+	if r.err != nil {
+		return ""
 	}
-	l.f, l.outcome, l.refused = fCodes[fc], typeCodes[tc], d.data[d.at+2] == 1
-	d.at += 3
-	l.call, l.done, l.ttl, l.fence, l.queued = d.varint(), d.varint(), d.varint(), d.varint(), d.varint()
-	l.invIndex, l.doneIndex, l.process, l.client = int32(d.varint()), int32(d.varint()), int32(d.varint()), int32(d.varint())
-	l.lease, l.owner = d.str(), d.str()
-	return l
+	if n > 1<<20 {
+		r.err = errSpillCorrupt
+		return ""
+	}
+	if n == 0 {
+		return ""
+	}
+	if cap(r.buf) < int(n) {
+		r.buf = make([]byte, n)
+	}
+	b := r.buf[:n]
+	if _, r.err = io.ReadFull(r.br, b); r.err != nil {
+		return ""
+	}
+	return string(b)
 }

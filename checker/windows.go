@@ -60,6 +60,9 @@ type openLease struct {
 	deadline int64
 	ttl      int64
 	first    bool // the acquire's own segment, not a revival
+	// dormant: the segment was emitted when a window closed, its lease
+	// already run out (holdReplay.cut); a renewal may still revive it.
+	dormant bool
 }
 
 // holdsByKey replays acquires, renewals and releases in time order (client-
@@ -80,33 +83,62 @@ type openLease struct {
 // reentries. An unknown one extends nothing: a window is never longer
 // than the server surely kept it.
 func holdsByKey(locks []lockOp, end int64, reentrant bool) (out map[string][]Hold, expired []string, reentries map[string]bool) {
-	out = map[string][]Hold{}
-	open := map[string]*openLease{}
-	reentries = map[string]bool{}
+	r := newHoldReplay(reentrant)
+	r.replay(locks)
+	r.closeAll(end)
+	return r.take()
+}
+
+// holdReplay is holdsByKey's replay, kept between calls so that a key can
+// be replayed a window at a time (window.go): the leases still open carry
+// over, with the holds, expired leases and re-entries found since take.
+type holdReplay struct {
+	reentrant bool
+	out       map[string][]Hold
+	expired   []string
+	reentries map[string]bool
+	open      map[string]*openLease
 	// mine is each client's open leases of each key, for re-entry.
-	type holder struct {
-		client int32
-		key    string
-	}
-	mine := map[holder]map[string]*openLease{}
-	extend := func(op *lockOp, except string) {
-		for lease, o := range mine[holder{op.client, op.key}] {
-			if lease != except && op.call < o.deadline {
-				o.deadline = max(o.deadline, expiry(op.call, firstOf(op.ttl, o.ttl)))
-			}
+	mine map[keyHolder]map[string]*openLease
+}
+
+type keyHolder struct {
+	client int32
+	key    string
+}
+
+func newHoldReplay(reentrant bool) *holdReplay {
+	return &holdReplay{reentrant: reentrant, out: map[string][]Hold{}, reentries: map[string]bool{},
+		open: map[string]*openLease{}, mine: map[keyHolder]map[string]*openLease{}}
+}
+
+func (r *holdReplay) extend(op *lockOp, except string) {
+	for lease, o := range r.mine[keyHolder{op.client, op.key}] {
+		if lease != except && op.call < o.deadline {
+			o.deadline = max(o.deadline, expiry(op.call, firstOf(op.ttl, o.ttl)))
 		}
 	}
-	emit := func(l *openLease, until int64) {
-		if until == never {
-			until = end // a lease without a TTL lasts as long as the history
-		}
-		if until > l.hold.AcquiredAt {
-			l.hold.Until = until
-			out[l.key] = append(out[l.key], l.hold)
-		} else if l.first {
-			expired = append(expired, l.hold.Lease)
-		}
+}
+
+func (r *holdReplay) emit(l *openLease, until, end int64) {
+	if l.dormant {
+		return // emitted when its window closed, with this very until
 	}
+	if until == never {
+		until = end // a lease without a TTL lasts as long as the history
+	}
+	if until > l.hold.AcquiredAt {
+		l.hold.Until = until
+		r.out[l.key] = append(r.out[l.key], l.hold)
+	} else if l.first {
+		r.expired = append(r.expired, l.hold.Lease)
+	}
+}
+
+// replay takes locks' events, which come after every event replayed
+// before.
+func (r *holdReplay) replay(locks []lockOp) {
+	open, reentrant := r.open, r.reentrant
 	for _, ev := range leaseEvents(locks) {
 		op := &locks[ev.lock]
 		l := open[op.lease]
@@ -123,17 +155,17 @@ func holdsByKey(locks []lockOp, end int64, reentrant bool) (out map[string][]Hol
 			}
 			open[op.lease] = o
 			if reentrant {
-				h := holder{op.client, op.key}
-				for _, other := range mine[h] {
+				h := keyHolder{op.client, op.key}
+				for _, other := range r.mine[h] {
 					if op.call < other.deadline {
-						reentries[op.lease] = true // it still held the key when it asked
+						r.reentries[op.lease] = true // it still held the key when it asked
 					}
 				}
-				extend(op, "")
-				if mine[h] == nil {
-					mine[h] = map[string]*openLease{}
+				r.extend(op, "")
+				if r.mine[h] == nil {
+					r.mine[h] = map[string]*openLease{}
 				}
-				mine[h][op.lease] = o
+				r.mine[h][op.lease] = o
 			}
 		case history.Renew:
 			if l == nil {
@@ -141,30 +173,41 @@ func holdsByKey(locks []lockOp, end int64, reentrant bool) (out map[string][]Hol
 			}
 			ttl := firstOf(op.ttl, l.ttl)
 			if reentrant {
-				extend(op, op.lease)
+				r.extend(op, op.lease)
 			}
 			if op.call < l.deadline {
 				l.deadline = max(l.deadline, expiry(op.call, ttl))
 				continue
 			}
-			emit(l, l.deadline)
-			l.hold.AcquiredAt, l.deadline, l.first = ev.time, expiry(op.call, ttl), false
+			r.emit(l, l.deadline, 0) // a deadline never is never passed
+			l.hold.AcquiredAt, l.deadline, l.first, l.dormant = ev.time, expiry(op.call, ttl), false, false
 		case history.Release:
 			if l != nil {
-				emit(l, min(ev.time, l.deadline))
+				r.emit(l, min(ev.time, l.deadline), 0)
 				delete(open, op.lease)
 				if reentrant {
-					delete(mine[holder{op.client, op.key}], op.lease)
+					delete(r.mine[keyHolder{op.client, op.key}], op.lease)
 				}
 			}
 			if reentrant && op.outcome == history.OK {
-				extend(op, op.lease) // the holds left, if any, got a new TTL
+				r.extend(op, op.lease) // the holds left, if any, got a new TTL
 			}
 		}
 	}
-	for _, l := range open {
-		emit(l, l.deadline)
+}
+
+// closeAll ends the replay at the history's end: the leases still open
+// hold until their deadline.
+func (r *holdReplay) closeAll(end int64) {
+	for _, l := range r.open {
+		r.emit(l, l.deadline, end)
 	}
+}
+
+// take returns what the replay found since the last take, each key's
+// holds in order of acquisition, and starts afresh.
+func (r *holdReplay) take() (out map[string][]Hold, expired []string, reentries map[string]bool) {
+	out, expired, reentries = r.out, r.expired, r.reentries
 	for _, hs := range out {
 		sort.Slice(hs, func(i, j int) bool {
 			if hs[i].AcquiredAt != hs[j].AcquiredAt {
@@ -174,6 +217,7 @@ func holdsByKey(locks []lockOp, end int64, reentrant bool) (out map[string][]Hol
 		})
 	}
 	sort.Strings(expired)
+	r.out, r.expired, r.reentries = map[string][]Hold{}, nil, map[string]bool{}
 	return out, expired, reentries
 }
 
@@ -210,4 +254,43 @@ func firstOf[T comparable](vs ...T) T {
 		}
 	}
 	return zero
+}
+
+// runOutBy reports whether every lease still open ran out by bound, so
+// that no later event can extend or overlap it; otherwise it names the
+// open lease that holds longest, and until when.
+func (r *holdReplay) runOutBy(bound int64) (blocker string, until int64, ok bool) {
+	for lease, l := range r.open {
+		if l.deadline > bound && (blocker == "" || l.deadline > until) {
+			blocker, until = lease, l.deadline
+		}
+	}
+	return blocker, until, blocker == ""
+}
+
+// cut closes a window whose leases all ran out (runOutBy): each open
+// lease's segment is emitted now, as its release, its revival or the end
+// of the history would emit it, and it stays open for those.
+func (r *holdReplay) cut() {
+	for _, l := range r.open {
+		r.emit(l, l.deadline, 0)
+		l.dormant = true
+	}
+}
+
+// clone is a copy of the replay's open leases, to go back to.
+func (r *holdReplay) clone() *holdReplay {
+	c := newHoldReplay(r.reentrant)
+	for lease, l := range r.open {
+		cp := *l
+		c.open[lease] = &cp
+	}
+	for h, ls := range r.mine {
+		m := make(map[string]*openLease, len(ls))
+		for lease := range ls {
+			m[lease] = c.open[lease]
+		}
+		c.mine[h] = m
+	}
+	return c
 }

@@ -1,0 +1,305 @@
+package checker
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// Checking one key a window at a time, so that what a key holds is its
+// open window, not its share of the history. The key's operations are cut
+// where it is quiescent: no operation open (the spill marks each such
+// place, cutFlag) and every lease that could hold the key run out by the
+// latest time in the window, by the holding windows' own semantics
+// (holdReplay.runOutBy). Every later event then comes after every event
+// of the window, so:
+//
+//   - holds replay on, the leases left open (run out, not released) carried
+//     over, their segments emitted at the cut as they would be later;
+//   - no hold of the window overlaps a later one: the double-hold sweep and
+//     the releases check need only the window;
+//   - the lease-lock search chains on (pieceChain), and only a key it
+//     cannot prove legal is searched whole;
+//   - liveness's sweep carries on (liveWindows), and fairness's pairs never
+//     span a cut.
+//
+// A cut is taken only once the operations after it confirm it (all come
+// later in time: a client-stamped renewal may be recorded after later
+// operations). What could still make the windows disagree with the whole
+// key sends the key to be checked whole, read again from the spill (redo):
+// an operation of a window that is not later than the windows before it,
+// an operation naming a lease of an earlier window that is not open
+// (a release or renewal before its lease's acquire, a second release, an
+// unknown acquire's lease used later), a key the chained search cannot
+// prove legal, or a liveness threshold that changed after refusals were
+// counted with it.
+
+// minWindowOps is the fewest operations a window is cut at: cuts are
+// cheap, but each window's checks have a fixed cost. confirmOps is how
+// many operations after a cut must come later in time before the cut is
+// taken. Variables for the tests, which cut at every chance.
+var minWindowOps, confirmOps = 1024, 64
+
+// windowCounts count the windows cut and the keys checked whole after
+// all, for the tests (and `deadbolt check -v`-style diagnostics).
+var windowCounts struct{ cuts, redone atomic.Int64 }
+
+// windowRun is what every key of one check shares.
+type windowRun struct {
+	g        *Input
+	names    []string
+	opts     Options
+	deadline time.Time
+	// closed are the leases named in a closed window that no lease carried
+	// open: a later operation naming one sends its key to be checked whole.
+	closed *leaseSet
+}
+
+// keyWindows checks one key a window at a time.
+type keyWindows struct {
+	run   *windowRun
+	key   string
+	named bool // the nemesis names it: kept whole for its plans' checks
+	// pending are the operations since the last cut, in spill order; the
+	// first tent of them are the window a cut awaits confirmation of, its
+	// latest time tentBound.
+	pending   []lockOp
+	tent      int
+	tentBound int64
+	// bound is the latest time in the windows checked; none before.
+	bound  int64
+	closed bool
+	// gate skips cuts while gateLease, open, holds past gateUntil.
+	gateLease string
+	gateUntil int64
+	redo      bool
+
+	replay  *holdReplay
+	chain   *pieceChain
+	llOps   int
+	live    liveWindows
+	part    keyPart
+	gap     noGrant
+	granted bool
+	lastAt  int64
+	scratch []lockOp
+}
+
+func newKeyWindows(run *windowRun, key string, named bool) *keyWindows {
+	kw := &keyWindows{run: run, key: key, named: named, replay: newHoldReplay(run.g.Reentrant)}
+	kw.chain = newPieceChain(modelFor(run.g.Reentrant), run.deadline)
+	kw.live = liveWindows{key: key, threshold: int64(run.opts.LivenessThreshold)}
+	kw.part.key = key
+	return kw
+}
+
+// add takes the key's next operation; cut: it left the key with none open.
+func (kw *keyWindows) add(l lockOp, cut bool) {
+	if kw.redo {
+		return
+	}
+	kw.pending = append(kw.pending, l)
+	if l.f == history.Release && l.lease == kw.gateLease {
+		kw.gateLease = ""
+	}
+	if !cut || kw.named {
+		return
+	}
+	if kw.tent > 0 {
+		if len(kw.pending)-kw.tent < confirmOps {
+			return
+		}
+		if earliest(kw.pending[kw.tent:]) > kw.tentBound && (kw.gateLease == "" || kw.tentBound >= kw.gateUntil) &&
+			kw.check(kw.pending[:kw.tent], kw.tentBound, false) {
+			n := copy(kw.pending, kw.pending[kw.tent:])
+			clear(kw.pending[n:])
+			kw.pending, kw.tent = kw.pending[:n], 0
+		}
+		if kw.redo {
+			return
+		}
+		for i := kw.tent; i < len(kw.pending) && kw.gateLease != ""; i++ {
+			if l := &kw.pending[i]; l.f == history.Release && l.lease == kw.gateLease {
+				kw.gateLease = "" // released after the window the gate came from
+			}
+		}
+	}
+	if len(kw.pending) >= minWindowOps {
+		kw.tent, kw.tentBound = len(kw.pending), latest(kw.pending)
+	}
+}
+
+// finish checks the last window and returns the key's part, or nil when
+// the key must be checked whole.
+func (kw *keyWindows) finish() *keyPart {
+	if kw.named || kw.redo || !kw.check(kw.pending, latest(kw.pending), true) {
+		return nil
+	}
+	p := new(keyPart) // not a pointer into kw, which it would keep
+	*p = kw.part
+	if kw.gap.d > 0 {
+		p.gap = kw.gap
+	}
+	p.un = kw.live.found
+	if kw.llOps > 0 {
+		p.ll.Keys = 1
+	}
+	p.ll.Verdict, p.ll.Operations = Valid, kw.llOps
+	if !kw.chain.finish() || !kw.live.exact() {
+		return nil
+	}
+	return p
+}
+
+// check checks the window w, whose latest time is bound, and reports
+// whether it was cut there: false when a lease may hold past bound, or
+// the key is sent to be checked whole (redo). final: w is the key's last.
+func (kw *keyWindows) check(w []lockOp, bound int64, final bool) bool {
+	run, g := kw.run, kw.run.g
+	slices.SortFunc(w, func(a, b lockOp) int { return cmp.Compare(a.invIndex, b.invIndex) })
+	if kw.closed && len(w) > 0 && earliest(w) <= kw.bound {
+		kw.redo = true
+		return false
+	}
+	for i := range w {
+		if run.closed.has(w[i].lease) && kw.replay.open[w[i].lease] == nil {
+			kw.redo = true
+			return false
+		}
+	}
+	// The leases open before the window, granted in an earlier one.
+	before := make(map[string]int, len(kw.replay.open))
+	for lease, l := range kw.replay.open {
+		before[lease] = l.hold.Process
+	}
+	kw.scratch = append(kw.scratch[:0], w...)
+	kept, clocks, dropped := clientClocks(kw.scratch)
+	var undo *holdReplay
+	if !final {
+		undo = kw.replay.clone()
+	}
+	kw.replay.replay(kept)
+	if final {
+		kw.replay.closeAll(g.End)
+	} else if lease, until, ok := kw.replay.runOutBy(bound); !ok {
+		kw.replay, kw.gateLease, kw.gateUntil = undo, lease, until
+		return false
+	} else {
+		kw.replay.cut()
+	}
+	held, expired, reentries := kw.replay.take()
+	holds := held[kw.key]
+	in := &Input{Faults: g.Faults, Phases: g.Phases, End: g.End, Reentrant: g.Reentrant, nemesis: g.nemesis,
+		locks: kept, Holds: map[string][]Hold{kw.key: holds}, ExpiredOnArrival: expired, Reentries: reentries}
+	p := &kw.part
+	p.clocks, p.dropped = append(p.clocks, clocks...), append(p.dropped, dropped...)
+	p.expired = append(p.expired, expired...)
+	p.stats.Reentries += len(reentries)
+	lockStats(&p.stats, kept)
+	p.holds += len(holds)
+	kw.grants(kept)
+	if p.early == nil {
+		p.early = earlyOp(g.Phases, kept)
+	}
+	open := func(lease string) bool { return kw.replay.open[lease] != nil }
+	for _, n := range run.names {
+		switch n {
+		case "double-holds":
+			p.dh = append(p.dh, findDoubleHolds(in.Holds, g.Faults, g.Reentrant)...)
+		case "lease-lock":
+			_, byKey := searchable(kept)
+			ls := slices.SortedFunc(slices.Values(byKey[kw.key]), func(a, b *lockOp) int { return cmp.Compare(a.call, b.call) })
+			kw.llOps += len(ls)
+			if kw.chain.add(ls); kw.chain.failed {
+				kw.redo = true
+				return false
+			}
+		case "liveness":
+			kw.live.window(kept, holds, g.End, final, open, func(lease string) (int, bool) {
+				p, ok := before[lease]
+				return p, ok && p >= 0
+			})
+		case "releases":
+			p.br = append(p.br, badReleasesAfter(in, func(lease string) bool { _, ok := before[lease]; return ok })...)
+		case "fairness":
+			j, q, pairs, passed := queueJumpsOf(in)
+			p.jumps, p.queued, p.pairs, p.passed = append(p.jumps, j...), p.queued+q, p.pairs+pairs, p.passed+passed
+		}
+	}
+	for i := range w {
+		if !open(w[i].lease) {
+			run.closed.add(w[i].lease)
+		}
+	}
+	kw.bound, kw.closed = max(kw.bound, bound), true
+	if !final {
+		windowCounts.cuts.Add(1)
+	}
+	return true
+}
+
+// grants carries the longest stretch between grants over the window's.
+func (kw *keyWindows) grants(locks []lockOp) {
+	var ts []int64
+	for i := range locks {
+		if l := &locks[i]; l.f == history.Acquire && l.outcome == history.OK && l.process >= 0 {
+			ts = append(ts, l.done)
+		}
+	}
+	slices.Sort(ts)
+	for _, t := range ts {
+		if d := t - kw.lastAt; kw.granted && d > kw.gap.d {
+			kw.gap = noGrant{d: d, at: kw.lastAt, key: kw.key}
+		}
+		kw.lastAt, kw.granted = t, true
+	}
+}
+
+// earlyOp is the first client operation of locks (in invocation order)
+// sent before the faults phase began, if any.
+func earlyOp(phases []PhaseSpan, locks []lockOp) *lockOp {
+	for _, ph := range phases {
+		if ph.Phase != history.PhaseFaults {
+			continue
+		}
+		for i := range locks {
+			if l := locks[i]; l.process >= 0 && l.call < ph.Start {
+				return &l
+			}
+		}
+		break
+	}
+	return nil
+}
+
+// times are an operation's moments: its invocation, completion and
+// queueing, as far as it has them.
+func times(l *lockOp, f func(int64)) {
+	f(l.call)
+	if l.completed() {
+		f(l.done)
+	}
+	if l.queued > 0 {
+		f(l.queued)
+	}
+}
+
+func earliest(ls []lockOp) int64 {
+	t := int64(math.MaxInt64)
+	for i := range ls {
+		times(&ls[i], func(v int64) { t = min(t, v) })
+	}
+	return t
+}
+
+func latest(ls []lockOp) int64 {
+	t := int64(math.MinInt64)
+	for i := range ls {
+		times(&ls[i], func(v int64) { t = max(t, v) })
+	}
+	return t
+}
