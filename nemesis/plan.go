@@ -121,8 +121,8 @@ func (s Step) validate() error {
 	if s.Handoff && (s.Key == "" || (kind != "client" && kind != "holder") || (s.For == 0 && s.TTLs == 0)) {
 		return fmt.Errorf("fault %s: a handoff needs a client target, a key and a length (for or ttls)", s.Fault)
 	}
-	if s.Under && (s.WaitKey == "" || kind == "client" || kind == "holder" || s.Handoff) {
-		return fmt.Errorf("fault %s: a grant under the fault needs a wait key and a node or link target, and takes no handoff", s.Fault)
+	if s.Under && (s.WaitKey == "" || kind == "client" || kind == "holder") {
+		return fmt.Errorf("fault %s: a grant under the fault needs a wait key and a node or link target", s.Fault)
 	}
 	if s.Asked && !s.Under {
 		return fmt.Errorf("fault %s: asked takes an acquire under the fault, and needs under", s.Fault)

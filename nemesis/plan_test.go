@@ -77,7 +77,6 @@ func TestPlanStepsAreCheckedBeforeAnyContainer(t *testing.T) {
 		{nemesis.Step{Fault: "kill", For: -time.Second}, "negative"},
 		{nemesis.Step{Fault: "link-delay", Target: "link:0:redis-1", Under: true}, "a grant under the fault needs a wait key"},
 		{nemesis.Step{Fault: "pause-client", Target: "client:0", WaitKey: "k", Under: true}, "a node or link target"},
-		{nemesis.Step{Fault: "link-delay", Target: "link:0:redis-1", WaitKey: "k", Under: true, Handoff: true}, "takes no handoff"},
 	} {
 		_, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{tc.step}})
 		require.ErrorContains(t, err, tc.want)
