@@ -41,7 +41,9 @@ func BenchmarkReset(b *testing.B) {
 			n := 0
 			for b.Loop() {
 				b.StopTimer()
-				err := c.ByRole(cluster.RoleRedis)[0].Client().Set(ctx, "left-by-a-run", "1", 0).Err()
+				rdb := c.ByRole(cluster.RoleRedis)[0].Client()
+				err := rdb.Set(ctx, "left-by-a-run", "1", 0).Err()
+				rdb.Close()
 				if err == nil && tc.failover {
 					failOver(b, c)
 				}
