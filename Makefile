@@ -55,11 +55,12 @@ test: image vet test-deps redispy-deps
 	go test -count=1 -timeout 20m ./...
 
 # store/junit.xml is the suite's results for CI systems; store/index.html
-# lists every run, store/latest/report.html is the last one's page. Three
-# at a time (the longest first): runs mostly wait on leases and faults,
-# and every verdict was measured four at a time beside two CPU hogs.
+# lists every run, store/latest/report.html is the last one's page. Four
+# at a time (the longest first, a kept cluster's run before a fresh one's):
+# runs mostly wait on leases and faults, and every verdict was measured
+# four at a time beside two CPU hogs (make scenario-stress), a heavier load.
 scenario: image build redispy-deps
-	$(BIN) scenario --parallel 3 --junit store/junit.xml
+	$(BIN) scenario --parallel 4 --junit store/junit.xml
 
 # The lock x failure matrix of the Redlock debate: every lock of the debate
 # under every failure, three seeds a cell; store/matrix.html and

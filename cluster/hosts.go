@@ -48,6 +48,9 @@ func (s Spec) nodeNames() []string {
 	return names
 }
 
+// Containers is how many containers a cluster of the spec starts.
+func (s Spec) Containers() int { return len(s.Defaults().nodeNames()) }
+
 func newHosts(subnet netip.Prefix, names []string) *hosts {
 	h := &hosts{subnet: subnet, addrs: map[string]netip.Addr{}, names: names}
 	a := subnet.Addr()

@@ -21,7 +21,9 @@ type Pool struct {
 	want   map[string]int // Gets still to come, by spec
 	parked map[string][]*pooled
 	out    map[*Cluster]*pooled
-	closed bool
+	// starting counts the fresh clusters being started, by spec.
+	starting map[string]int
+	closed   bool
 }
 
 type pooled struct {
@@ -46,7 +48,7 @@ const resetTimeout = 90 * time.Second
 
 // NewPool makes a pool for the runs to come, one spec per run.
 func NewPool(runs []Spec) *Pool {
-	p := &Pool{want: map[string]int{}, parked: map[string][]*pooled{}, out: map[*Cluster]*pooled{}}
+	p := &Pool{want: map[string]int{}, parked: map[string][]*pooled{}, out: map[*Cluster]*pooled{}, starting: map[string]int{}}
 	for _, s := range runs {
 		p.want[s.key()]++
 	}
@@ -63,9 +65,9 @@ func (s Spec) key() string {
 	return string(b)
 }
 
-// poolable says whether a spec's clusters may be kept: nodes that persist
+// Poolable says whether a spec's clusters may be kept: nodes that persist
 // keep an append-only file of every earlier run's writes.
-func (s Spec) poolable() bool {
+func (s Spec) Poolable() bool {
 	return s.Persistence == "" || s.Persistence == PersistNone
 }
 
@@ -102,9 +104,15 @@ func (p *Pool) Get(ctx context.Context, spec Spec) (*Cluster, Origin, error) {
 			return nil, o, errors.Join(fmt.Errorf("reset failed: %w", err), cerr)
 		}
 	}
+	p.mu.Lock()
+	p.starting[key]++
+	p.mu.Unlock()
 	c, err := Start(ctx, spec)
+	p.mu.Lock()
+	p.starting[key]--
+	p.mu.Unlock()
 	o.Setup = time.Since(start)
-	if err != nil || !spec.poolable() {
+	if err != nil || !spec.Poolable() {
 		return c, o, err
 	}
 	// What the cluster looks like fresh is what its resets must restore.
@@ -112,6 +120,37 @@ func (p *Pool) Get(ctx context.Context, spec Spec) (*Cluster, Origin, error) {
 		p.lend(&pooled{key: key, c: c, fresh: fresh})
 	}
 	return c, o, nil
+}
+
+// Parked reports whether a cluster of spec waits in the pool: a run of
+// spec started now is lent it, reset, instead of new containers.
+func (p *Pool) Parked(spec Spec) bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.parked[spec.key()]) > 0
+}
+
+// Lent reports whether a run holds a cluster of spec, or is being given
+// a new one, that the pool may park when it comes back.
+func (p *Pool) Lent(spec Spec) bool {
+	if p == nil || !spec.Poolable() {
+		return false
+	}
+	key := spec.key()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.starting[key] > 0 {
+		return true
+	}
+	for _, e := range p.out {
+		if e.key == key {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *Pool) lend(e *pooled) {

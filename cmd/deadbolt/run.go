@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -10,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -358,18 +356,15 @@ func runSeeded(ctx context.Context, suite []scenarios.Scenario, seeds []uint64, 
 	errs := make([]error, len(suite))
 	slots := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
-	// The longest first, so that the last slot is not left running one
-	// long scenario alone while the others are idle.
-	order := make([]int, len(suite))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(suite[b].Length(), suite[a].Length()) })
-	for _, i := range order {
-		sc := suite[i]
+	sched := newSchedule(suite, o, o.Pool, o.Pool != nil)
+	for range suite {
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
+		}
+		i := sched.next()
+		sc := suite[i]
+		if ctx.Err() != nil {
 			errs[i] = scenarios.ErrInterrupted
 			continue
 		}
