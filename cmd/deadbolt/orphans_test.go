@@ -203,15 +203,16 @@ func TestSIGINTAtEveryPhaseExits130AndLeavesNothing(t *testing.T) {
 func TestSIGINTWithAKeptClusterLeavesNothing(t *testing.T) {
 	clustertest.RequireDocker(t)
 	bin := buildDeadbolt(t)
-	// Longest first: expiry-simple, then crash-simple on another topology
-	// while expiry-simple's cluster waits for crash-no-ttl.
-	cmd := exec.Command(bin, "scenario", "expiry-simple", "crash-simple", "crash-no-ttl", "--parallel", "1", "--seed", "1", "--store", t.TempDir())
+	// The schedule's order: pause-in-release-get-then-del, then delay-bsm
+	// on another topology while the first's cluster waits for crash-no-ttl
+	// (too short to go before delay-bsm).
+	cmd := exec.Command(bin, "scenario", "pause-in-release-get-then-del", "delay-bsm", "crash-no-ttl", "--parallel", "1", "--seed", "1", "--store", t.TempDir())
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
 	defer cmd.Process.Kill()
 	lines := bufio.NewScanner(stderr)
-	for lines.Scan() && !strings.Contains(lines.Text(), "crash-simple: starting") {
+	for lines.Scan() && !strings.Contains(lines.Text(), "delay-bsm: starting") {
 	}
 	for lines.Scan() && !strings.Contains(lines.Text(), "client processes on") {
 	}
@@ -222,14 +223,14 @@ func TestSIGINTWithAKeptClusterLeavesNothing(t *testing.T) {
 	label := fmt.Sprintf("%s=%d", cluster.LabelPID, cmd.Process.Pid)
 	left, err := cluster.Leftovers(context.Background(), label)
 	require.NoError(t, err)
-	require.Contains(t, strings.Join(left, " "), "-resource", "crash-simple's cluster runs")
+	require.Contains(t, strings.Join(left, " "), "-resource", "delay-bsm's cluster runs")
 	runs := 0
 	for _, l := range left {
 		if strings.HasPrefix(l, "network ") && strings.HasSuffix(l, "-clients") {
 			runs++
 		}
 	}
-	require.Equal(t, 2, runs, "expiry-simple's cluster is kept beside crash-simple's: %v", left)
+	require.Equal(t, 2, runs, "pause-in-release-get-then-del's cluster is kept beside delay-bsm's: %v", left)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	err = cmd.Wait()
 	var ee *exec.ExitError
