@@ -356,7 +356,7 @@ func runSeeded(ctx context.Context, suite []scenarios.Scenario, seeds []uint64, 
 	errs := make([]error, len(suite))
 	slots := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
-	sched := newSchedule(suite, o, o.Pool, o.Pool != nil)
+	sched := newSchedule(suite, o)
 	for range suite {
 		select {
 		case slots <- struct{}{}:

@@ -40,8 +40,10 @@ const startCost = 3 * time.Second
 // new containers in the length of each run that will need them: with
 // reuse, the first run of a spec (or any of a spec never kept); without,
 // every run. A short run on a cluster of its own is not left for last.
-func newSchedule(suite []scenarios.Scenario, o scenarios.RunOptions, pool pooled, reuse bool) *schedule {
-	s := &schedule{pool: pool}
+// o.Pool is the pool (nil: every run starts fresh).
+func newSchedule(suite []scenarios.Scenario, o scenarios.RunOptions) *schedule {
+	s := &schedule{pool: o.Pool}
+	reuse := o.Pool != nil
 	seen := map[cluster.Spec]bool{}
 	for i, sc := range suite {
 		s.left = append(s.left, i)

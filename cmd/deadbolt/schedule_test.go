@@ -43,7 +43,7 @@ func TestScheduleWithoutAPoolIsLongestFirst(t *testing.T) {
 		require.NoError(t, err)
 		suite = append(suite, sc)
 	}
-	s := newSchedule(suite, scenarios.RunOptions{Seed: 1}, (*cluster.Pool)(nil), false)
+	s := newSchedule(suite, scenarios.RunOptions{Seed: 1})
 	var names []string
 	for _, i := range drain(s) {
 		names = append(names, suite[i].Name)
@@ -85,6 +85,7 @@ func TestScheduleCountsTheStartOfNewContainers(t *testing.T) {
 		require.NoError(t, err)
 		suite = append(suite, sc)
 	}
-	s := newSchedule(suite, scenarios.RunOptions{Seed: 1}, (*cluster.Pool)(nil), true)
+	// A pool that has parked nothing yet: the costs alone decide.
+	s := newSchedule(suite, scenarios.RunOptions{Seed: 1, Pool: cluster.NewPool(nil)})
 	require.Equal(t, []int{2, 1, 0}, drain(s))
 }
