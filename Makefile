@@ -7,19 +7,25 @@ export TESTCONTAINERS_RYUK_DISABLED := true
 BIN := bin/deadbolt
 # DEADBOLT_REDIS_IMAGE selects another image (e.g. an official Redis image
 # where a registry is reachable); otherwise the local one is built.
-IMAGE := deadbolt/redis:7.0
 # Recipes read it from the environment, never pasted into a shell line.
 export DEADBOLT_REDIS_IMAGE
+# SERVER picks the server (redis-7.0, the default, redis-8.0 or
+# valkey-8.1; deadbolt run --help lists them): `make image SERVER=valkey-8.1`
+# builds its image, `make scenario SERVER=valkey-8.1` runs the suite on it.
+# Read from the environment too.
+export SERVER
 # SEED fixes scenario-stress's seed; read from the environment too.
 export SEED
 
-.PHONY: all image build test scenario matrix scenario-stress stress-deps redispy-deps bench vet clean test-deps
+.PHONY: all image build test scenario matrix audit scenario-stress stress-deps redispy-deps bench vet clean test-deps
 
 all: build
 
 image:
 ifeq ($(DEADBOLT_REDIS_IMAGE),)
-	@cluster/image/build.sh $(IMAGE)
+	@cluster/image/build.sh "$${SERVER:-redis-7.0}"
+else ifneq ($(SERVER),)
+	@echo "SERVER and DEADBOLT_REDIS_IMAGE both pick the image: give one" >&2; exit 2
 else
 	@printf 'using %s from DEADBOLT_REDIS_IMAGE\n' "$$DEADBOLT_REDIS_IMAGE"
 endif
@@ -60,7 +66,7 @@ test: image vet test-deps redispy-deps
 # runs mostly wait on leases and faults, and every verdict was measured
 # four at a time beside two CPU hogs (make scenario-stress), a heavier load.
 scenario: image build redispy-deps
-	$(BIN) scenario --parallel 4 --junit store/junit.xml
+	$(BIN) scenario --parallel 4 --junit store/junit.xml $${SERVER:+--server "$$SERVER"}
 
 # The lock x failure matrix of the Redlock debate: every lock of the debate
 # under every failure, three seeds a cell; store/matrix.html and
@@ -70,12 +76,36 @@ scenario: image build redispy-deps
 # four at a time beside two CPU hogs, a heavier load.
 # MATRIX_FLAGS adds flags (e.g. --locks simple,redlock --seed 1).
 matrix: image build redispy-deps
-	$(BIN) matrix --seeds 3 --parallel 5 --junit store/junit-matrix.xml $(MATRIX_FLAGS)
+	$(BIN) matrix --seeds 3 --parallel 5 --junit store/junit-matrix.xml $${SERVER:+--server "$$SERVER"} $(MATRIX_FLAGS)
 
-# The CI suite as a loaded machine runs it: two CPU hogs (Debian's
-# stress-ng, installed when missing) on the 2 cores, four scenarios at a
-# time. A verdict must not depend on an idle machine. SEED=N fixes the
-# seed; store/junit-stress.xml is the suite's results.
+# The audit of lock libraries: every library version `deadbolt locks`
+# lists under every failure of the matrix and in every finding that
+# judges it, as AUDIT_SHARDS shards side by side (each its own store, as
+# CI jobs would run them), merged into store/audit: audit.html, audit.md,
+# index.html, junit.xml. One seed a cell (SEED, default 1, the same in
+# every shard, or the merge refuses them); AUDIT_FLAGS adds flags (e.g.
+# --libraries redsync@v4.0.3,redsync@v4.0.4). The first run builds every
+# library's driver (a minute or two; cached after).
+AUDIT_SHARDS ?= 4
+audit: image build redispy-deps
+	@rm -rf store/audit store/audit-shard-*; status=0; pids=""; \
+	for i in $$(seq $(AUDIT_SHARDS)); do \
+	  mkdir -p store/audit-shard-$$i; \
+	  $(BIN) audit --shard $$i/$(AUDIT_SHARDS) --parallel 2 --seed $${SEED:-1} --store store/audit-shard-$$i \
+	    --junit store/audit-shard-$$i/junit.xml $(AUDIT_FLAGS) > store/audit-shard-$$i.log 2>&1 & pids="$$pids $$!"; \
+	done; \
+	for p in $$pids; do wait $$p || status=$$?; done; \
+	$(BIN) report --merge --out store/audit $$(for i in $$(seq $(AUDIT_SHARDS)); do echo store/audit-shard-$$i; done) || exit $$?; \
+	echo "shards' logs: store/audit-shard-*.log"; exit $$status
+
+# The CI suite as a loaded machine runs it: STRESS CPU hogs (Debian's
+# stress-ng, installed when missing; two by default, STRESS=8 for a
+# machine four times oversubscribed) on the 2 cores, and STRESS_IO I/O
+# hogs (none by default), four scenarios at a time. A verdict must not
+# depend on an idle machine. SEED=N fixes the seed;
+# store/junit-stress.xml is the suite's results.
+STRESS ?= 2
+STRESS_IO ?= 0
 stress-deps:
 	@command -v stress-ng >/dev/null 2>&1 || { \
 	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
@@ -83,8 +113,8 @@ stress-deps:
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends stress-ng >/dev/null; }
 
 scenario-stress: image build stress-deps redispy-deps
-	@stress-ng --cpu 2 --quiet & hogs=$$!; trap 'kill $$hogs 2>/dev/null; wait $$hogs 2>/dev/null' EXIT; \
-	$(BIN) scenario --parallel 4 --junit store/junit-stress.xml $${SEED:+--seed "$$SEED"}
+	@stress-ng --cpu $(STRESS) $(if $(filter-out 0,$(STRESS_IO)),--hdd $(STRESS_IO)) --quiet & hogs=$$!; trap 'kill $$hogs 2>/dev/null; wait $$hogs 2>/dev/null' EXIT; \
+	$(BIN) scenario --parallel 4 --junit store/junit-stress.xml $${SEED:+--seed "$$SEED"} $${SERVER:+--server "$$SERVER"}
 
 # Every lock's acquire+release cycle next to the bare-commands ceiling, the
 # client protocol's cycle next to the same lock in-process, and the checker

@@ -93,6 +93,56 @@ func (b *builder) renew(p int, key, owner string, inv, ret, ttl, deadline int64)
 		func(c *history.Op) { c.Deadline = deadline })
 }
 
+// renewVia: a renewal the holder asked for (history.ViaExtend,
+// ViaReacquire; "" for the lock's watchdog) that ended t.
+func (b *builder) renewVia(via string, t history.Type, p int, key, owner string, inv, ret, ttl int64) *builder {
+	return b.call(history.Op{Time: inv, Process: p, F: history.Renew, Key: key, Owner: owner, TTL: ttl, Via: via}, t, ret, nil)
+}
+
+// stamped gives the last completion the client's stamps of when it began
+// and ended the call.
+func (b *builder) stamped(began, ended int64) *builder {
+	c := &b.ops[len(b.ops)-1]
+	c.Began, c.Ended = began, ended
+	return b
+}
+
+// refusedRenewal: a renewal (via; "" for the watchdog) the lock refused:
+// the lease was no longer the holder's.
+func (b *builder) refusedRenewal(via string, p int, key, owner string, inv, ret, ttl int64) *builder {
+	b.renewVia(via, history.Fail, p, key, owner, inv, ret, ttl)
+	b.ops[len(b.ops)-1].Refused = true
+	return b
+}
+
+// inspect: the harness's read of key after lease's refused acquire that
+// tried token, at t; heldOn names the nodes that held the token ("": none).
+func (b *builder) inspect(key, lease, token string, t int64, heldOn string) *builder {
+	return b.call(history.Op{Time: t, Process: history.HarnessProcess, F: history.Inspect, Key: key, Lease: lease, Owner: token}, history.OK, t+ms(1),
+		func(c *history.Op) {
+			c.Owner, c.Node = "", ""
+			if heldOn != "" {
+				c.Owner, c.Node = token, heldOn
+			}
+		})
+}
+
+// lost: the lock told the holder the lease is gone, at t.
+func (b *builder) lost(p int, key, owner string, t int64) *builder {
+	return b.call(history.Op{Time: t, Process: p, F: history.Lost, Key: key, Owner: owner}, history.OK, t, nil)
+}
+
+// faultOn records a fault as fault does, with the target it struck
+// (client:1, link:0:redis-1, node:redis-3).
+func (b *builder) faultOn(name, target string, start, end int64) *builder {
+	n := len(b.ops)
+	b.fault(name, target, start, end)
+	for i := n; i < len(b.ops); i++ {
+		b.ops[i].Target = target
+	}
+	return b
+}
+
 // fault records a fault on node from start to end; end < 0 leaves it unhealed.
 func (b *builder) fault(name, node string, start, end int64) *builder {
 	op := history.Op{Process: history.NemesisProcess, Fault: name, Node: node}

@@ -43,11 +43,16 @@ const (
 	KindDoubleHold = "double-hold"
 	// KindReleaseNotHeld is an ok release by a lease that did not hold the
 	// key: never granted it, or another lease's lock it removed.
-	KindReleaseNotHeld     = "release-not-held"
-	KindNoLegalOrder       = "no-legal-order"
-	KindLiveness           = "liveness"
-	KindLostUpdate         = "lost-update"
-	KindFenceBackwards     = "fence-backwards"
+	KindReleaseNotHeld = "release-not-held"
+	KindNoLegalOrder   = "no-legal-order"
+	KindLiveness       = "liveness"
+	KindLostUpdate     = "lost-update"
+	KindFenceBackwards = "fence-backwards"
+	// KindFenceOrder is a lease whose holding window closed before
+	// another's opened on its key, with a token no lower: tokens that do
+	// not follow the order of the holds (an expired lease that drew its
+	// token after the next holder's, say).
+	KindFenceOrder         = "fence-order"
 	KindStaleWriteAccepted = "stale-write-accepted"
 	KindDuplicateOrder     = "duplicate-order"
 	KindOversold           = "oversold"
@@ -102,7 +107,7 @@ func Lookup(name string) error {
 }
 
 // DefaultCheckers judge the lock service itself; every workload runs them.
-var DefaultCheckers = []string{"double-holds", "fairness", "lease-lock", "liveness", "releases"}
+var DefaultCheckers = []string{"double-holds", "fairness", "lease-lock", "liveness", "releases", "replies"}
 
 // sortAnomalies orders anomalies by time, then kind and key.
 func sortAnomalies(as []Anomaly) {

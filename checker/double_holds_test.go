@@ -261,3 +261,45 @@ func TestATinyOverlapPrintsItsLength(t *testing.T) {
 	assert.Equal(t, "1.5µs", at(1500))
 	assert.Equal(t, "2.5ms", at(ms(2)+ms(1)/2))
 }
+
+// A holder the lock told its lease was gone stops there: a grant after the
+// loss was told is no double hold; one before it is.
+func TestALossToldEndsTheHoldersWindow(t *testing.T) {
+	told := newHistory().
+		acquire(1, "k", "a", ms(0), ms(10), ms(2000), ms(1990)).
+		lost(5, "k", "a", ms(100)).
+		acquire(2, "k", "b", ms(101), ms(102), ms(2000), ms(2090)).
+		release(history.Info, 1, "k", "a", ms(105), ms(106))
+	assert.Empty(t, doubleHolds(t, told.build()))
+	late := newHistory().
+		acquire(1, "k", "a", ms(0), ms(10), ms(2000), ms(1990)).
+		acquire(2, "k", "b", ms(101), ms(102), ms(2000), ms(2090)).
+		lost(5, "k", "a", ms(103)).
+		release(history.Info, 1, "k", "a", ms(105), ms(106))
+	require.Len(t, doubleHolds(t, late.build()), 1)
+}
+
+// The deadline can pass while a watchdog renewal is still in flight: the
+// loss is told on a process of its own (the renewal's stays open until its
+// unknown outcome), the history is well formed, and the loss ends the
+// window all the same.
+func TestALossToldWhileARenewalIsInFlightEndsTheWindow(t *testing.T) {
+	ops := newHistory().
+		acquire(1, "k", "a", ms(0), ms(10), ms(2000), ms(1990)).
+		renewVia("", history.Info, 5, "k", "a", ms(1500), ms(2400), ms(2000)).
+		lost(6, "k", "a", ms(1990)).
+		acquire(2, "k", "b", ms(2100), ms(2102), ms(2000), ms(4090)).
+		build()
+	r := Check(ops, Options{Checkers: []string{"double-holds", "lease-lock"}})
+	require.NotContains(t, r.Reason, "malformed", r.Reason)
+	assert.Empty(t, doubleHolds(t, ops))
+
+	// Told on the watchdog's own process, as the harness once did, the
+	// same history cannot be read.
+	reused := newHistory().
+		acquire(1, "k", "a", ms(0), ms(10), ms(2000), ms(1990)).
+		renewVia("", history.Info, 5, "k", "a", ms(1500), ms(2400), ms(2000)).
+		lost(5, "k", "a", ms(1990)).
+		build()
+	require.Contains(t, Check(reused, Options{Checkers: []string{"double-holds"}}).Reason, "invoked again while")
+}

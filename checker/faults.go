@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/deadbolt-lab/deadbolt/history"
 )
@@ -21,6 +22,27 @@ type FaultWindow struct {
 	// Healed is false when no fault-end completed ok before the history
 	// ended; End is then the end of the history.
 	Healed bool `json:"healed"`
+	// Target is the selector of what the fault struck, made concrete
+	// (client:1, link:0:redis-1, node:redis-3); empty in older histories.
+	Target string `json:"target,omitempty"`
+}
+
+// OnClients reports a fault on a client or its links only: it cannot
+// change what any lock-service node holds.
+func (w FaultWindow) OnClients() bool {
+	return strings.HasPrefix(w.Target, "client:") || strings.HasPrefix(w.Target, "link:")
+}
+
+// OnClock reports a fault that moves a node's clock: Redis expires keys
+// by its wall clock, so while it lasts a key's expiry is not the TTL's.
+func (w FaultWindow) OnClock() bool { return strings.Contains(w.Fault, "clock") }
+
+// KeepsKeys reports a fault that leaves every key on the lock service's
+// nodes until it expires: one on clients or their links, closed
+// connections, or a frozen node (its keys expire by the wall clock all
+// the same). A failover it leads to is recorded apart.
+func (w FaultWindow) KeepsKeys() bool {
+	return w.OnClients() || w.Fault == "pause-node" || w.Fault == "kill-connections"
 }
 
 // Name reads like "isolate-primary(redis-1)", the form anomalies use.
@@ -58,7 +80,7 @@ func faultWindows(ops []history.Op, end int64) []FaultWindow {
 		switch {
 		case op.F == history.FaultStart && op.Type == history.Invoke:
 			pending[instance(op)] = len(ws)
-			ws = append(ws, FaultWindow{Fault: op.Fault, ID: op.FaultID, Node: op.Node, Start: op.Time})
+			ws = append(ws, FaultWindow{Fault: op.Fault, ID: op.FaultID, Node: op.Node, Start: op.Time, Target: op.Target})
 			failed = append(failed, false)
 		case op.F == history.FaultStart:
 			key := instance(op)

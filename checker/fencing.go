@@ -3,6 +3,7 @@ package checker
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -19,7 +20,12 @@ func init() {
 //
 //   - tokens go backwards: a lease whose acquire began after another's
 //     completed carries a token no higher, so the resource cannot tell
-//     the stale holder; or
+//     the stale holder;
+//   - tokens do not follow the holds: a lease whose holding window (the
+//     harness's) closed before another's opened carries a token no lower
+//     (a grant that came after its own lease ran out, its token drawn
+//     after the next holder's), so the resource takes the stale holder's
+//     writes and refuses the rightful one's; or
 //   - a stale write slipped past the fence: the resource took a write after
 //     it had acknowledged an access with a higher token on the same key.
 //
@@ -33,9 +39,10 @@ type fencing struct{}
 
 // fenceGrant is an ok acquire as fencing sees it.
 type fenceGrant struct {
-	lease   string
-	inv, ok int64
-	fence   int64
+	lease, key string
+	inv, ok    int64
+	fence      int64
+	ttl        int64
 }
 
 // access is an ok resource operation under a lease, with the token it carried.
@@ -54,7 +61,7 @@ func (fencing) Check(in *Input) Result {
 		if inv.F != history.Acquire || p.Outcome() != history.OK {
 			continue
 		}
-		g := fenceGrant{lease: inv.Lease, inv: inv.Time, ok: p.Complete.Time, fence: firstOf(p.Complete.Fence, inv.Fence)}
+		g := fenceGrant{lease: inv.Lease, key: inv.Key, inv: inv.Time, ok: p.Complete.Time, fence: firstOf(p.Complete.Fence, inv.Fence), ttl: inv.TTL}
 		if g.fence != 0 {
 			tokens++
 		}
@@ -70,6 +77,18 @@ func (fencing) Check(in *Input) Result {
 		r.Anomalies = append(r.Anomalies, backwards(key, gs)...)
 	}
 	backward := len(r.Anomalies)
+	holds := maps.Clone(in.Holds)
+	for _, lease := range in.ExpiredOnArrival {
+		// Granted after its lease ran out: it held nothing, and its
+		// window closed at inv+TTL, before any hold that opened later.
+		if g, ok := leases[lease]; ok && g.ttl > 0 {
+			holds[g.key] = append(slices.Clone(holds[g.key]), Hold{Lease: lease, Fence: g.fence, AcquiredAt: g.inv + g.ttl, Until: g.inv + g.ttl})
+		}
+	}
+	for key, hs := range holds {
+		r.Anomalies = append(r.Anomalies, holdsOutOfOrder(key, hs, leases)...)
+	}
+	disordered := len(r.Anomalies) - backward
 
 	var rejectedWrites, rejectedReads int64
 	accesses := map[string][]access{} // key -> ok client reads and writes
@@ -103,12 +122,16 @@ func (fencing) Check(in *Input) Result {
 	r.Metrics["stale_writes_accepted"] = int64(stale)
 	r.Metrics["superseded_writes_accepted"] = superseded
 	r.Metrics["fence_backwards"] = int64(backward)
+	r.Metrics["fence_out_of_order"] = int64(disordered)
 	switch {
-	case backward > 0 || stale > 0:
+	case backward > 0 || disordered > 0 || stale > 0:
 		r.Verdict = Invalid
 		var what []string
 		if backward > 0 {
 			what = append(what, fmt.Sprintf("tokens went backwards %s", plural(backward, "time")))
+		}
+		if disordered > 0 {
+			what = append(what, fmt.Sprintf("%s carried a token no lower than a later holder's", plural(disordered, "earlier hold")))
 		}
 		if stale > 0 {
 			what = append(what, fmt.Sprintf("the resource took %s after it had seen a newer token", plural(stale, "stale write")))
@@ -141,6 +164,37 @@ func backwards(key string, gs []fenceGrant) []Anomaly {
 				Text: fmt.Sprintf("key %q: lease %s was granted fencing token %d at %s, after lease %s had been granted %d: the resource cannot tell the stale holder",
 					key, b.lease, b.fence, at(b.ok), best.lease, best.fence)})
 		}
+	}
+	return out
+}
+
+// holdsOutOfOrder finds holds on one key whose token is no higher than that of
+// a hold whose window closed before theirs opened: the order the tokens
+// give the resource is not the order in which the leases held the key. A
+// pair backwards already names (the later acquire invoked after the
+// earlier completed) is left to it. Sweep holds by opening, keeping the
+// highest token among those already closed.
+func holdsOutOfOrder(key string, hs []Hold, grants map[string]fenceGrant) []Anomaly {
+	var out []Anomaly
+	byOpen := slices.SortedFunc(slices.Values(hs), func(a, b Hold) int { return cmp.Compare(a.AcquiredAt, b.AcquiredAt) })
+	byClose := slices.SortedFunc(slices.Values(hs), func(a, b Hold) int { return cmp.Compare(a.Until, b.Until) })
+	var best Hold
+	j := 0
+	for _, b := range byOpen {
+		for ; j < len(byClose) && byClose[j].Until <= b.AcquiredAt; j++ {
+			if byClose[j].Fence > best.Fence {
+				best = byClose[j]
+			}
+		}
+		if best.Lease == "" || b.Fence == 0 || b.Lease == best.Lease || b.Fence > best.Fence {
+			continue
+		}
+		if g, e := grants[b.Lease], grants[best.Lease]; g.lease != "" && e.lease != "" && g.inv > e.ok {
+			continue // backwards
+		}
+		out = append(out, Anomaly{Kind: KindFenceOrder, At: b.AcquiredAt, Key: key, Leases: []string{best.Lease, b.Lease},
+			Text: fmt.Sprintf("key %q: lease %s held it until %s with fencing token %d, before lease %s held it from %s with token %d: the resource would take the earlier holder's stale writes and refuse the later one's",
+				key, best.Lease, at(best.Until), best.Fence, b.Lease, at(b.AcquiredAt), b.Fence)})
 	}
 	return out
 }

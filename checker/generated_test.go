@@ -48,7 +48,7 @@ func TestLongKeysAreSearchedInPieces(t *testing.T) {
 		}
 		pieces := 0
 		for _, k := range keys {
-			if legalInPieces(leaseModel, byKey[k], time.Time{}) {
+			if legalInPieces(newPieceChain(leaseModel, 0), byKey[k]) {
 				pieces++
 			}
 		}

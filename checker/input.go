@@ -56,6 +56,9 @@ type lockOp struct {
 	done int64
 	// ttl and fence are the invocation's, else the completion's.
 	ttl, fence int64
+	// ttlSaid is the completion's ttl: the lease time the lock said it set
+	// (go-zero rounds a 300 ms request up to 1.5 s); 0 when it said none.
+	ttlSaid int64
 	// invIndex and doneIndex are history indexes; doneIndex is -1
 	// without a completion.
 	invIndex, doneIndex int32
@@ -63,6 +66,12 @@ type lockOp struct {
 	refused             bool
 	// queued is when the lock said an acquire stood in line (0: never).
 	queued int64
+	// via is a renewal's call (history.ViaExtend, ViaReacquire); empty
+	// for the lock's own watchdog.
+	via string
+	// began is when the client began the call, by its own stamp (0: it
+	// did not say).
+	began int64
 	// client is the client the lease belongs to: its owner's first
 	// process (successors continue it; a watchdog renews for it).
 	client int32
@@ -72,6 +81,23 @@ type lockOp struct {
 const noCompletion = -1
 
 func (o lockOp) completed() bool { return o.done != noCompletion }
+
+// ttlLongest is the longer of the lease time asked for and the one the
+// lock said it set: a bound on how long the key may live.
+func (o lockOp) ttlLongest() int64 { return max(o.ttl, o.ttlSaid) }
+
+// ttlShortest is the shorter of the two (of those known): a bound on how
+// long the key surely lives.
+func (o lockOp) ttlShortest() int64 {
+	if o.ttlSaid > 0 && (o.ttl <= 0 || o.ttlSaid < o.ttl) {
+		return o.ttlSaid
+	}
+	return o.ttl
+}
+
+// start is when the operation may first have reached Redis: its
+// invocation, or later when the client said it began it then.
+func (o lockOp) start() int64 { return max(o.call, o.began) }
 
 // NewInput analyses a history; it fails only when operations cannot be
 // paired.
@@ -181,8 +207,11 @@ func (b *inputBuilder) add(op history.Op, n int, stored *history.Op) error {
 			l = &in.locks[rec.index]
 		}
 		l.outcome, l.done, l.doneIndex = op.Type, op.Time, int32(op.Index)
-		l.ttl, l.fence = firstOf(l.ttl, op.TTL), firstOf(op.Fence, l.fence)
-		l.owner, l.refused, l.queued = firstOf(op.Owner, l.owner), op.Refused, op.Queued
+		l.ttl, l.fence, l.ttlSaid = firstOf(l.ttl, op.TTL), firstOf(op.Fence, l.fence), op.TTL
+		l.owner, l.refused, l.queued, l.began = firstOf(op.Owner, l.owner), op.Refused, op.Queued, op.Began
+		if l.f == history.Acquire && op.Type != history.OK && op.Process >= 0 {
+			in.stats.countAcquireError(op.Error)
+		}
 		if b.spill != nil {
 			b.spill.put(l)
 		}
@@ -204,11 +233,10 @@ func (b *inputBuilder) invoke(op history.Op, n int) {
 	case op.Process == history.NemesisProcess:
 		b.open[n] = openRecord{kind: nemesisRecord, index: len(in.nemesis)}
 		in.nemesis = append(in.nemesis, history.Operation{Invoke: op})
-	case op.F == history.Lost:
-		if op.Process >= 0 {
-			in.stats.Losses++
-		}
 	case op.F.IsLock():
+		if op.F == history.Lost && op.Process >= 0 {
+			in.stats.Losses++ // and in the lock view: it ends the holder's window
+		}
 		key, ok := b.keys[op.Key]
 		if !ok {
 			key = op.Key
@@ -216,7 +244,7 @@ func (b *inputBuilder) invoke(op history.Op, n int) {
 		}
 		l := lockOp{f: op.F, outcome: history.Info, key: key, lease: op.Lease, owner: op.Owner,
 			call: op.Time, done: noCompletion, ttl: op.TTL, fence: op.Fence,
-			invIndex: int32(op.Index), doneIndex: -1, process: int32(op.Process), client: b.leases.client(op)}
+			invIndex: int32(op.Index), doneIndex: -1, process: int32(op.Process), client: b.leases.client(op), via: op.Via}
 		if b.spill != nil {
 			b.spill.opened(key)
 			b.open[n] = openRecord{kind: lockRecord, lock: &l}

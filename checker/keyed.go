@@ -46,8 +46,9 @@ type keyPart struct {
 	dh    []DoubleHold
 	ll    LeaseLockResult
 	un    []Unavailability
-	br    []BadRelease
 	jumps []QueueJump
+	// parts are the Parted checkers' parts, by checker, in window order.
+	parts map[string][]any
 	// queued, pairs and passed are fairness's counts.
 	queued        int
 	pairs, passed int64
@@ -66,10 +67,6 @@ func checkKeys(b *inputBuilder, sp *spill, names []string, opts Options) (Report
 			named[op.Key] = true
 		}
 	}
-	var deadline time.Time
-	if t := opts.timeout(); t > 0 {
-		deadline = time.Now().Add(t)
-	}
 	var (
 		mu    sync.Mutex
 		parts []*keyPart
@@ -82,7 +79,12 @@ func checkKeys(b *inputBuilder, sp *spill, names []string, opts Options) (Report
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				run := &windowRun{g: g, names: names, opts: opts, deadline: deadline, closed: newLeaseSet()}
+				run := &windowRun{g: g, names: names, opts: opts, closed: newLeaseSet(), parted: map[string]Parted{}}
+				for _, n := range names {
+					if c, ok := partedOf(n, opts); ok {
+						run.parted[n] = c
+					}
+				}
 				got, err := checkBucket(run, sp, i, named)
 				mu.Lock()
 				parts = append(parts, got...)
@@ -135,12 +137,15 @@ func checkBucket(run *windowRun, sp *spill, i int, named map[string]bool) ([]*ke
 		return nil, r.err
 	}
 	var parts []*keyPart
-	whole := map[uint32]bool{}
+	// whole are the keys to check whole, with the steps their windows'
+	// search took before it gave up.
+	whole := map[uint32]*pieceChain{}
+	spent := map[string]*pieceChain{}
 	for id, kw := range keys {
 		if p := kw.finish(); p != nil {
 			parts = append(parts, p)
 		} else {
-			whole[id] = true
+			whole[id], spent[kw.key] = kw.chain, kw.chain
 			if !kw.named {
 				windowCounts.redone.Add(1)
 			}
@@ -150,16 +155,20 @@ func checkBucket(run *windowRun, sp *spill, i int, named map[string]bool) ([]*ke
 	if len(whole) == 0 {
 		return parts, nil
 	}
-	byKey, err := sp.loadKeys(i, func(id uint32) bool { return whole[id] })
+	byKey, err := sp.loadKeys(i, func(id uint32) bool { return whole[id] != nil })
 	for k, locks := range byKey {
-		parts = append(parts, checkKey1(run.g, k, locks, named[k], run.names, run.opts, run.deadline))
+		p := checkKey1(run.g, k, locks, named[k], run.names, run.opts)
+		if c := spent[k]; c != nil {
+			p.ll.Steps, p.ll.MostSteps = p.ll.Steps+c.steps, max(p.ll.MostSteps, c.most)
+		}
+		parts = append(parts, p)
 		delete(byKey, k)
 	}
 	return parts, err
 }
 
 // checkKey1 checks one key's lock operations, in invocation order.
-func checkKey1(g *Input, key string, locks []lockOp, named bool, names []string, opts Options, deadline time.Time) *keyPart {
+func checkKey1(g *Input, key string, locks []lockOp, named bool, names []string, opts Options) *keyPart {
 	in := &Input{Faults: g.Faults, Phases: g.Phases, End: g.End, Reentrant: g.Reentrant, nemesis: g.nemesis}
 	p := &keyPart{key: key}
 	in.locks, p.clocks, p.dropped = clientClocks(locks)
@@ -184,19 +193,29 @@ func checkKey1(g *Input, key string, locks []lockOp, named bool, names []string,
 		case "double-holds":
 			p.dh = findDoubleHolds(in.Holds, in.Faults, in.Reentrant)
 		case "lease-lock":
-			p.ll = checkLeaseLockBy(in.locks, in.Faults, deadline, in.Reentrant)
+			p.ll = checkLeaseLock(in.locks, in.Faults, opts.modelSteps(), in.Reentrant)
 			if len(p.ll.FailedKeys) == 0 {
 				p.ll.byKey, p.ll.info = nil, nil // kept only to draw a failed key
 			}
 		case "liveness":
 			p.un = liveness{threshold: opts.LivenessThreshold}.unavailable(in)
-		case "releases":
-			p.br = badReleases(in)
 		case "fairness":
 			p.jumps, p.queued, p.pairs, p.passed = queueJumpsOf(in)
+		default:
+			if c, ok := partedOf(n, opts); ok {
+				part, _ := c.Part(in, PartAt{})
+				p.addPart(n, part)
+			}
 		}
 	}
 	return p
+}
+
+func (p *keyPart) addPart(name string, part any) {
+	if p.parts == nil {
+		p.parts = map[string][]any{}
+	}
+	p.parts[name] = append(p.parts[name], part)
 }
 
 // mergeKeys composes checker n's result from its findings on each key,
@@ -213,12 +232,13 @@ func mergeKeys(n string, parts []*keyPart, g *Input, opts Options) Result {
 		return doubleHoldResult(dh, holds, len(g.ExpiredOnArrival))
 	case "lease-lock":
 		all := keyed(modelFor(g.Reentrant))
-		ll := LeaseLockResult{Verdict: Valid, byKey: map[string][]*lockOp{}, faults: g.Faults, model: all.ToModel()}
+		ll := LeaseLockResult{Verdict: Valid, byKey: map[string][]*lockOp{}, faults: g.Faults, steps: opts.modelSteps(), model: all.ToModel()}
 		for _, p := range parts {
 			r := p.ll
 			ll.FailedKeys, ll.FailedAt = append(ll.FailedKeys, r.FailedKeys...), append(ll.FailedAt, r.FailedAt...)
 			ll.Anomalies, ll.UnknownKeys = append(ll.Anomalies, r.Anomalies...), append(ll.UnknownKeys, r.UnknownKeys...)
 			ll.Keys, ll.Operations = ll.Keys+r.Keys, ll.Operations+r.Operations
+			ll.Steps, ll.MostSteps = ll.Steps+r.Steps, max(ll.MostSteps, r.MostSteps)
 			for _, k := range r.FailedKeys {
 				ll.byKey[k] = r.byKey[k] // what WriteVisualization draws
 			}
@@ -229,7 +249,7 @@ func mergeKeys(n string, parts []*keyPart, g *Input, opts Options) Result {
 		case len(ll.UnknownKeys) > 0:
 			ll.Verdict = Unknown
 		}
-		return leaseLockResult(ll, opts.timeout())
+		return leaseLockResult(ll, opts.modelSteps())
 	case "liveness":
 		var un []Unavailability
 		for _, p := range parts {
@@ -237,15 +257,6 @@ func mergeKeys(n string, parts []*keyPart, g *Input, opts Options) Result {
 		}
 		sortUnavailable(un)
 		return livenessResult(un, g.End)
-	case "releases":
-		br := []BadRelease{}
-		for _, p := range parts {
-			br = append(br, p.br...)
-		}
-		sort.SliceStable(br, func(i, j int) bool {
-			return cmp.Or(cmp.Compare(br[i].Invoked, br[j].Invoked), cmp.Compare(br[i].Index, br[j].Index)) < 0
-		})
-		return releasesResult(br)
 	case "fairness":
 		var jumps []QueueJump
 		queued, pairs, passed := 0, int64(0), int64(0)
@@ -255,7 +266,15 @@ func mergeKeys(n string, parts []*keyPart, g *Input, opts Options) Result {
 		}
 		return fairnessResult(jumps, queued, pairs, passed)
 	}
-	panic("checker: " + n + " is not checked key by key")
+	c, ok := partedOf(n, opts)
+	if !ok {
+		panic("checker: " + n + " is not checked key by key")
+	}
+	var all []any
+	for _, p := range parts {
+		all = append(all, p.parts[n]...)
+	}
+	return c.Merge(all)
 }
 
 // summarize fills the history's summary g from its keys' parts: the

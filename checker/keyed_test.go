@@ -80,9 +80,9 @@ func compareHandMade() int {
 			continue
 		}
 		for _, re := range []bool{false, true} {
-			// 3s: one history is built to exhaust any limit; the rest take
-			// milliseconds.
-			k, w := bothWays(ops, Options{Reentrant: re, LinearizabilityTimeout: 3 * time.Second})
+			// A budget of 100k steps: one history is built to exhaust any
+			// budget; the rest take a few hundred steps.
+			k, w := bothWays(ops, Options{Reentrant: re, ModelSteps: 100_000})
 			if k != w {
 				bad++
 				fmt.Printf("FAIL: hand-made history %d (reentrant %v): the key-by-key check differs\nkeyed: %s\nwhole: %s\n", i, re, k, w)
@@ -128,7 +128,7 @@ func TestKeyedCheckMatchesWholeOnSimulated(t *testing.T) {
 	for seed := int64(1); seed <= 10; seed++ {
 		for _, steal := range []bool{false, true} {
 			ops, _ := simulate(seed, steal)
-			k, w := bothWays(ops, Options{LinearizabilityTimeout: 10 * time.Second})
+			k, w := bothWays(ops, Options{})
 			require.Equal(t, w, k, "seed %d, steal %v", seed, steal)
 		}
 	}

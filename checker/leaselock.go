@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/deadbolt-lab/deadbolt/history"
@@ -297,7 +296,7 @@ func searchable(locks []lockOp) (keys []string, byKey map[string][]*lockOp) {
 		l := &locks[i]
 		out := l.output()
 		switch {
-		case out.Type == history.Fail:
+		case out.Type == history.Fail || l.f == history.Lost: // a loss told is the holder's, not the service's
 			continue
 		case out.Type == history.Info && (l.f == history.Renew || (l.f == history.Acquire && uses[leaseID{l.key, l.lease}] == 1)):
 			continue
@@ -320,17 +319,18 @@ type leaseID struct{ key, lease string }
 
 func init() {
 	Register("lease-lock", "a porcupine model of a lock whose leases expire: is there a legal order of every lock operation?",
-		func(o Options) Checker { return leaseLockChecker{timeout: o.timeout()} })
+		func(o Options) Checker { return leaseLockChecker{steps: o.modelSteps()} })
 }
 
-type leaseLockChecker struct{ timeout time.Duration }
+type leaseLockChecker struct{ steps int64 }
 
 func (c leaseLockChecker) Check(in *Input) Result {
-	return leaseLockResult(checkLeaseLock(in.locks, in.Faults, c.timeout, in.Reentrant), c.timeout)
+	return leaseLockResult(checkLeaseLock(in.locks, in.Faults, c.steps, in.Reentrant), c.steps)
 }
 
-// leaseLockResult is the verdict of the model check ll, limited to timeout.
-func leaseLockResult(ll LeaseLockResult, timeout time.Duration) Result {
+// leaseLockResult is the verdict of the model check ll, each search
+// limited to steps.
+func leaseLockResult(ll LeaseLockResult, steps int64) Result {
 	r := newResult("lease-lock")
 	r.Verdict, r.Details = ll.Verdict, &ll
 	for i, k := range ll.FailedKeys {
@@ -344,11 +344,11 @@ func leaseLockResult(ll LeaseLockResult, timeout time.Duration) Result {
 		}
 		r.Reason = fmt.Sprintf("no legal lease-lock order for %s %s.", noun, quoteAll(ll.FailedKeys))
 		if len(ll.UnknownKeys) > 0 {
-			r.Reason += fmt.Sprintf(" (The check hit its %s time limit before it could decide %s.)", timeout, plural(len(ll.UnknownKeys), "other key"))
+			r.Reason += fmt.Sprintf(" (The check spent its budget of %s on %s before deciding them.)", plural(int(steps), "step"), plural(len(ll.UnknownKeys), "other key"))
 		}
 	case Unknown:
-		r.Reason = fmt.Sprintf("the lease-lock model check hit its %s time limit before it could decide %s of %s, so the history is neither proven valid nor invalid.",
-			timeout, plural(len(ll.UnknownKeys), "key"), plural(ll.Keys, "key"))
+		r.Reason = fmt.Sprintf("the lease-lock model check spent its budget of %s on %s of %d before deciding them, so the history is neither proven valid nor invalid.",
+			plural(int(steps), "step"), plural(len(ll.UnknownKeys), "key"), ll.Keys)
 	default:
 		r.Reason = fmt.Sprintf("a legal lease-lock order explains all %s on %s (failed ones change nothing and need no place).",
 			plural(ll.Operations, "lock operation"), plural(ll.Keys, "key"))
@@ -367,55 +367,64 @@ type LeaseLockResult struct {
 	// Anomalies explain each failed key: the longest legal order found, the
 	// state it leaves, and the operations that cannot come next.
 	Anomalies []string `json:"anomalies,omitempty"`
-	// UnknownKeys are the keys the check could not decide in time.
+	// UnknownKeys are the keys whose search spent its budget of steps
+	// before deciding them.
 	UnknownKeys []string `json:"unknown_keys,omitempty"`
 	// Keys and Operations count what the model had to place.
 	Keys       int `json:"keys"`
 	Operations int `json:"operations"`
+	// Steps are the model steps every search took, MostSteps the most
+	// one search took: the cost of the verdict, the same on any machine.
+	// Not in the report: a history checked key by key from a file is
+	// searched in other pieces than one checked whole, for the same verdict.
+	Steps     int64 `json:"-"`
+	MostSteps int64 `json:"-"`
 
 	byKey  map[string][]*lockOp
 	faults []FaultWindow
+	// steps is each search's budget (0: none), for the search that draws.
+	steps int64
 	// info is porcupine's record of the failed keys, for its view.
 	model porcupine.Model
 	info  *porcupine.LinearizationInfo
 }
 
 // LeaseLock checks the history's lock operations against the lease-lock
-// model. A timeout of 0 means no limit (porcupine's convention); hitting the
-// limit gives Unknown.
-func LeaseLock(ops []history.Op, timeout time.Duration) (LeaseLockResult, error) {
+// model, each search limited to steps model steps (0 means no limit); a
+// key whose search spends them is unknown.
+func LeaseLock(ops []history.Op, steps int64) (LeaseLockResult, error) {
 	in, err := NewInput(ops)
 	if err != nil {
 		return LeaseLockResult{}, err
 	}
-	return checkLeaseLock(in.locks, in.Faults, timeout, false), nil
+	return checkLeaseLock(in.locks, in.Faults, steps, false), nil
+}
+
+// keySearch is what deciding one key came to, and the steps it took.
+type keySearch struct {
+	res         porcupine.CheckResult
+	steps, most int64
+}
+
+func (s *keySearch) add(b *stepBudget) {
+	s.steps, s.most = s.steps+b.taken, max(s.most, b.taken)
 }
 
 // checkLeaseLock checks each key on its own, as many at once as there
 // are CPUs, so that memory holds the search of a few keys rather than of
 // all: porcupine keeps a bitset of the operations placed so far for every
 // state it visits, which grows with the square of a key's operations.
-// Only the keys found illegal are searched again, verbosely, to explain
-// them.
-func checkLeaseLock(locks []lockOp, faults []FaultWindow, timeout time.Duration, reentrant bool) LeaseLockResult {
-	var deadline time.Time
-	if timeout > 0 {
-		deadline = time.Now().Add(timeout)
-	}
-	return checkLeaseLockBy(locks, faults, deadline, reentrant)
-}
-
-// checkLeaseLockBy is checkLeaseLock with a deadline (none when zero), so
-// that keys checked apart share one time limit.
-func checkLeaseLockBy(locks []lockOp, faults []FaultWindow, deadline time.Time, reentrant bool) LeaseLockResult {
+// Each search may take steps model steps (none when 0). Only the keys
+// found illegal are searched again, verbosely, to explain them.
+func checkLeaseLock(locks []lockOp, faults []FaultWindow, steps int64, reentrant bool) LeaseLockResult {
 	keys, byKey := searchable(locks)
 	base := modelFor(reentrant)
 	all := keyed(base)
-	r := LeaseLockResult{Verdict: Valid, Keys: len(keys), byKey: byKey, faults: faults, model: all.ToModel()}
+	r := LeaseLockResult{Verdict: Valid, Keys: len(keys), byKey: byKey, faults: faults, steps: steps, model: all.ToModel()}
 	for _, k := range keys {
 		r.Operations += len(byKey[k])
 	}
-	results := make([]porcupine.CheckResult, len(keys))
+	results := make([]keySearch, len(keys))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(keys)) {
@@ -424,7 +433,7 @@ func checkLeaseLockBy(locks []lockOp, faults []FaultWindow, deadline time.Time, 
 			defer wg.Done()
 			model := base.ToModel()
 			for i := range next {
-				results[i] = checkKey(base, model, byKey[keys[i]], deadline)
+				results[i] = checkKey(base, model, byKey[keys[i]], steps)
 			}
 		}()
 	}
@@ -436,7 +445,8 @@ func checkLeaseLockBy(locks []lockOp, faults []FaultWindow, deadline time.Time, 
 
 	var failed []porcupine.Operation
 	for i, res := range results {
-		switch res {
+		r.Steps, r.MostSteps = r.Steps+res.steps, max(r.MostSteps, res.most)
+		switch res.res {
 		case porcupine.Illegal:
 			r.FailedKeys = append(r.FailedKeys, keys[i])
 			failed = append(failed, porcupineOps(byKey[keys[i]])...)
@@ -454,16 +464,14 @@ func checkLeaseLockBy(locks []lockOp, faults []FaultWindow, deadline time.Time, 
 		return r
 	}
 	// Search the failed keys again for porcupine's longest legal orders,
-	// which explain them. They are known illegal, so this search ends
-	// like the first; it gets the time that is left, and at least a
-	// second of its own.
-	explainBy := time.Duration(0)
-	if !deadline.IsZero() {
-		explainBy = max(time.Until(deadline), time.Second)
+	// which explain them. The verdict is already made: this search is the
+	// one that found each key illegal, step for step (the same operations
+	// in the same order), so the same budget per key ends it the same way.
+	budgets := map[string]*stepBudget{}
+	for _, k := range r.FailedKeys {
+		budgets[k] = &stepBudget{limit: steps}
 	}
-	start := time.Now()
-	_, info := porcupine.CheckOperationsVerbose(r.model, failed, explainBy)
-	timedOut := explainBy > 0 && time.Since(start) >= explainBy
+	_, info := porcupine.CheckOperationsVerbose(countedByKey(r.model, budgets), failed, 0)
 	annotate(&info, faults)
 	r.info = &info
 	_, parts := partitionByKey(failed)
@@ -471,33 +479,27 @@ func checkLeaseLockBy(locks []lockOp, faults []FaultWindow, deadline time.Time, 
 	for i, part := range parts {
 		best := longest(partials[i])
 		r.FailedAt = append(r.FailedAt, stuckAt(part, best))
-		r.Anomalies = append(r.Anomalies, explain(r.model, r.FailedKeys[i], part, best, timedOut))
+		r.Anomalies = append(r.Anomalies, explain(r.model, r.FailedKeys[i], part, best, budgets[r.FailedKeys[i]].spent))
 	}
 	return r
 }
 
-// checkKey decides one key by the deadline (none when zero): legal when
-// it is legal piece by piece (see legalInPieces), otherwise by one search
-// of the whole key.
-func checkKey(base porcupine.NondeterministicModel, model porcupine.Model, ls []*lockOp, deadline time.Time) porcupine.CheckResult {
-	if legalInPieces(base, ls, deadline) {
-		return porcupine.Ok
+// checkKey decides one key, each search limited to steps (none when 0):
+// legal when it is legal piece by piece (see legalInPieces), otherwise by
+// one search of the whole key, unknown when that search spent its steps.
+func checkKey(base porcupine.NondeterministicModel, model porcupine.Model, ls []*lockOp, steps int64) keySearch {
+	c := newPieceChain(base, steps)
+	if legalInPieces(c, ls) {
+		return keySearch{res: porcupine.Ok, steps: c.steps, most: c.most}
 	}
-	timeout, ok := remaining(deadline)
-	if !ok {
-		return porcupine.Unknown
+	s := keySearch{steps: c.steps, most: c.most}
+	b := &stepBudget{limit: steps}
+	s.res = porcupine.CheckOperationsTimeout(counted(model, b), porcupineOps(ls), 0)
+	s.add(b)
+	if s.res != porcupine.Ok && b.spent {
+		s.res = porcupine.Unknown // cut short: proves nothing
 	}
-	return porcupine.CheckOperationsTimeout(model, porcupineOps(ls), timeout)
-}
-
-// remaining is the time left before deadline, 0 for no deadline; false
-// when none is left.
-func remaining(deadline time.Time) (time.Duration, bool) {
-	if deadline.IsZero() {
-		return 0, true
-	}
-	t := time.Until(deadline)
-	return t, t > 0
+	return s
 }
 
 // pieceOps is about how many operations each piece of a key holds.
@@ -515,12 +517,12 @@ const pieceOps = 256
 // found for the pieces before it can leave, and an operation of unknown
 // outcome is kept within its piece (it took effect there or never). That
 // explores only some of the orders, so finding one proves the key legal;
-// not finding one proves nothing, and the caller searches the whole key.
-func legalInPieces(base porcupine.NondeterministicModel, ls []*lockOp, deadline time.Time) bool {
+// not finding one (or a piece spending its steps) proves nothing, and the
+// caller searches the whole key.
+func legalInPieces(c *pieceChain, ls []*lockOp) bool {
 	if len(ls) <= 2*pieceOps {
 		return false // one search of the whole key is as cheap
 	}
-	c := newPieceChain(base, deadline)
 	c.add(slices.SortedFunc(slices.Values(ls), func(a, b *lockOp) int { return cmp.Compare(a.call, b.call) }))
 	return c.finish()
 }
@@ -528,18 +530,21 @@ func legalInPieces(base porcupine.NondeterministicModel, ls []*lockOp, deadline 
 // pieceChain is legalInPieces fed a key's operations a run at a time
 // (window.go), each run sorted by invocation and invoked after the runs
 // before it: it keeps the piece being gathered and the states the pieces
-// before it can leave the key in.
+// before it can leave the key in. Each piece's search may take steps
+// model steps (none when 0).
 type pieceChain struct {
 	base       porcupine.NondeterministicModel
-	deadline   time.Time
+	limit      int64
 	states     []any
 	piece      []lockOp
 	lastReturn int64
 	failed     bool
+	// steps and most count the pieces' searches, as keySearch does.
+	steps, most int64
 }
 
-func newPieceChain(base porcupine.NondeterministicModel, deadline time.Time) *pieceChain {
-	return &pieceChain{base: base, deadline: deadline, states: []any{leaseState{}}, lastReturn: math.MinInt64}
+func newPieceChain(base porcupine.NondeterministicModel, steps int64) *pieceChain {
+	return &pieceChain{base: base, limit: steps, states: []any{leaseState{}}, lastReturn: math.MinInt64}
 }
 
 // add takes the next operations, sorted by invocation.
@@ -567,10 +572,12 @@ func (c *pieceChain) search() {
 	for i := range c.piece {
 		ps[i] = &c.piece[i]
 	}
+	b := &stepBudget{limit: c.limit}
 	var ok bool
-	if c.states, ok = legalPiece(c.base, ps, c.states, c.deadline); !ok {
+	if c.states, ok = legalPiece(c.base, ps, c.states, b); !ok {
 		c.failed = true
 	}
+	c.steps, c.most = c.steps+b.taken, max(c.most, b.taken)
 	c.piece = c.piece[:0]
 }
 
@@ -582,22 +589,18 @@ func (c *pieceChain) finish() bool {
 	return !c.failed
 }
 
-// legalPiece searches one piece from the states init, and returns the
-// states its order found can leave the key in.
-func legalPiece(base porcupine.NondeterministicModel, piece []*lockOp, init []any, deadline time.Time) ([]any, bool) {
-	timeout, ok := remaining(deadline)
-	if !ok {
-		return nil, false
-	}
+// legalPiece searches one piece from the states init, its steps charged
+// to b, and returns the states its order found can leave the key in.
+func legalPiece(base porcupine.NondeterministicModel, piece []*lockOp, init []any, b *stepBudget) ([]any, bool) {
 	nm := base
 	nm.Init = func() []any { return init }
 	model := nm.ToModel()
 	ops := porcupineOps(piece)
-	res, info := porcupine.CheckOperationsVerbose(model, ops, timeout)
+	res, info := porcupine.CheckOperationsVerbose(counted(model, b), ops, 0)
 	if res != porcupine.Ok {
 		return nil, false
 	}
-	state := model.Init()
+	state, ok := model.Init(), true
 	for _, id := range longest(info.PartialLinearizations()[0]) {
 		if ok, state = model.Step(state, ops[id].Input, ops[id].Output); !ok {
 			return nil, false
@@ -640,7 +643,7 @@ func lessInts(a, b []int) bool {
 // explain says why a key has no legal order: after the longest legal
 // prefix porcupine found, the operations that must come next (none returned
 // before they were invoked) cannot be applied to any state the key can be in.
-func explain(model porcupine.Model, key string, part []porcupine.Operation, prefix []int, timedOut bool) string {
+func explain(model porcupine.Model, key string, part []porcupine.Operation, prefix []int, cutShort bool) string {
 	state := model.Init()
 	done := make([]bool, len(part))
 	for _, id := range prefix {
@@ -676,8 +679,8 @@ func explain(model porcupine.Model, key string, part []porcupine.Operation, pref
 			len(prefix), len(part), describeLockOp(part[prefix[len(prefix)-1]]), describeStates(state))
 	}
 	fmt.Fprintf(&b, "; then none of these can happen: %s", listSome(stuck, 4))
-	if timedOut {
-		b.WriteString(" (the check also hit its time limit, so this key may be unfinished rather than illegal)")
+	if cutShort {
+		b.WriteString(" (the search for the longest order spent its budget of steps, so a longer one may exist)")
 	}
 	return b.String()
 }
@@ -705,13 +708,10 @@ func listSome(items []string, n int) string {
 	return fmt.Sprintf("%s; and %d more", strings.Join(items[:n], "; "), len(items)-n)
 }
 
-// visualizationTimeout bounds the search WriteVisualization runs to
-// draw the keys of a history the check found legal.
-const visualizationTimeout = 10 * time.Second
-
 // WriteVisualization writes porcupine's HTML view of the check: the keys
 // found illegal (or, when none was, every key), each key's operations, the
-// longest legal orders found, and fault windows as annotations.
+// longest legal orders found, and fault windows as annotations. Drawing a
+// legal history searches each key whole, within the check's budget per key.
 func (r LeaseLockResult) WriteVisualization(w io.Writer) error {
 	if r.model.Step == nil {
 		return errors.New("the lease-lock model did not run")
@@ -719,10 +719,12 @@ func (r LeaseLockResult) WriteVisualization(w io.Writer) error {
 	info := r.info
 	if info == nil {
 		var ops []porcupine.Operation
+		budgets := map[string]*stepBudget{}
 		for _, k := range slices.Sorted(maps.Keys(r.byKey)) {
 			ops = append(ops, porcupineOps(r.byKey[k])...)
+			budgets[k] = &stepBudget{limit: r.steps}
 		}
-		_, i := porcupine.CheckOperationsVerbose(r.model, ops, visualizationTimeout)
+		_, i := porcupine.CheckOperationsVerbose(countedByKey(r.model, budgets), ops, 0)
 		annotate(&i, r.faults)
 		info = &i
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -63,7 +62,7 @@ func TestLeaseLockManyInfoAcquiresStayTractable(t *testing.T) {
 	}
 	b.acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(990)).
 		acquire(2, "k", "b", ms(100), ms(110), ms(1000), ms(1090))
-	r, err := LeaseLock(b.build(), 5*time.Second)
+	r, err := LeaseLock(b.build(), DefaultModelSteps)
 	require.NoError(t, err)
 	assert.Equal(t, Invalid, r.Verdict)
 	assert.Equal(t, 2, r.Operations, "inert info acquires are left out")
@@ -202,13 +201,13 @@ func TestStepLeaseNothingFollowsAStateItEndedBefore(t *testing.T) {
 // kept a floor, an unknown release dated after a's expiry freed the key
 // for b, which had answered long before.)
 func TestLeaseLockUnknownHandoffsDoNotExcuseAnEarlyGrant(t *testing.T) {
-	r, err := LeaseLock(hardKey(3), 10*time.Second)
+	r, err := LeaseLock(hardKey(3), DefaultModelSteps)
 	require.NoError(t, err)
 	assert.Equal(t, Invalid, r.Verdict)
 }
 
 // bigHistory is a legal history large enough that porcupine cannot finish
-// it within a microsecond: clients take turns on a few keys while others'
+// it in one step: clients take turns on a few keys while others'
 // acquires keep failing.
 func bigHistory(rounds int) []history.Op {
 	b := newHistory()
@@ -224,14 +223,14 @@ func bigHistory(rounds int) []history.Op {
 	return b.build()
 }
 
-func TestLeaseLockTimeoutIsUnknown(t *testing.T) {
+func TestLeaseLockBudgetSpentIsUnknown(t *testing.T) {
 	ops := bigHistory(3000)
-	r, err := LeaseLock(ops, time.Nanosecond)
+	r, err := LeaseLock(ops, 1)
 	require.NoError(t, err)
 	assert.Equal(t, Unknown, r.Verdict)
 	assert.Empty(t, r.FailedKeys)
 
-	// Porcupine reads a zero timeout as no limit.
+	// A budget of 0 is no limit.
 	r, err = LeaseLock(ops, 0)
 	require.NoError(t, err)
 	assert.Equal(t, Valid, r.Verdict)

@@ -86,8 +86,8 @@ func (c liveness) unavailable(in *Input) []Unavailability {
 				acquiredBy[l.lease] = int(l.process)
 			}
 			end := int64(never)
-			if l.ttl > 0 {
-				end = heard + l.ttl
+			if ttl := l.ttlLongest(); ttl > 0 { // the key may live as long as either says
+				end = heard + ttl
 			}
 			cover[l.key] = append(cover[l.key], span{l.call, end})
 			if last[l.key] == nil {

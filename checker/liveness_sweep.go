@@ -68,8 +68,8 @@ func (w *liveWindows) window(locks []lockOp, holds []Hold, end int64, final bool
 				by[l.lease] = int(l.process)
 			}
 			until := int64(never)
-			if l.ttl > 0 {
-				until = heard + l.ttl
+			if ttl := l.ttlLongest(); ttl > 0 { // the key may live as long as either says
+				until = heard + ttl
 			}
 			cover = append(cover, span{l.call, until})
 			last[until] = l.lease

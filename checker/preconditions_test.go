@@ -79,6 +79,29 @@ func TestPreconditionsFlagAStrikeThatMissedItsLease(t *testing.T) {
 	assert.Contains(t, r.Reason, "before link-cut(client 0 -> redis-4,redis-5) (in effect at the strike) had struck")
 }
 
+// Closing the connections can end the holder's lease while the kill is
+// still being made: a watchdog renewal in flight fails and the lock tells
+// its holder. The fault struck the lease; a lease lost before the strike,
+// or released by its holder during it, was not struck.
+func TestALeaseLostToTheStrikeWasStruck(t *testing.T) {
+	kill := func(end func(*builder) *builder) *builder {
+		b := newHistory().acquire(0, "k0", "p0.1", ms(1), ms(5), ms(2000), 0)
+		return end(b).aimed("kill-connections", "f9", "redis-1", "k0", "p0.1", ms(100), ms(110), ms(110))
+	}
+	lostDuring := kill(func(b *builder) *builder { return b.lost(0, "k0", "p0.1", ms(105)) })
+	r := Check(lostDuring.build(), Options{})
+	assert.NotContains(t, kinds(r.Anomalies), KindPrecondition, r.Reason)
+
+	for name, b := range map[string]*builder{
+		"lost before the strike":     kill(func(b *builder) *builder { return b.lost(0, "k0", "p0.1", ms(90)) }),
+		"released during the strike": kill(func(b *builder) *builder { return b.release(history.OK, 0, "k0", "p0.1", ms(105), ms(106)) }),
+	} {
+		r := Check(b.build(), Options{})
+		assert.Contains(t, kinds(r.Anomalies), KindPrecondition, name)
+		assert.Equal(t, Unknown, r.Verdict, name)
+	}
+}
+
 // A step that never struck makes the run unknown, even where the checks
 // found a double hold: the other steps did not stage the scenario.
 func TestAMissedStepMakesTheRunUnknown(t *testing.T) {

@@ -11,8 +11,14 @@ import (
 // streamable are the checkers that read only the lock view of a history
 // (Input's holds, lock operations and faults), so that CheckReader can
 // check a history without holding it: a million operations as history.Ops
-// and their pairs take more than half a gigabyte.
-var streamable = map[string]bool{"double-holds": true, "fairness": true, "lease-lock": true, "liveness": true, "releases": true}
+// and their pairs take more than half a gigabyte. Every Parted checker is
+// one too.
+var streamable = map[string]bool{"double-holds": true, "fairness": true, "lease-lock": true, "liveness": true}
+
+func isStreamable(name string) bool {
+	_, parted := partedOf(name, Options{})
+	return streamable[name] || parted
+}
 
 // MemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit) that
 // suits checking a history file of size bytes: what the check keeps is
@@ -48,7 +54,7 @@ func MemorySettings(size int64, opts Options) (limit int64, gcPercent int) {
 // needPairs reports whether a checker among names reads Input.Pairs.
 func needPairs(names []string) bool {
 	for _, n := range names {
-		if !streamable[n] {
+		if !isStreamable(n) {
 			return true
 		}
 	}

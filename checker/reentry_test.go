@@ -115,3 +115,17 @@ func TestAFreshAcquireAfterTheHoldExpiredIsNoReentry(t *testing.T) {
 	assert.Equal(t, Invalid, r.Verdict, r.Reason)
 	assert.Contains(t, kinds(r.Anomalies), KindNoLegalOrder)
 }
+
+// The inner release begun (by the client's stamp) a moment after it was
+// sent, as every release of a driver that stamps is: the client's outer
+// hold is its own, not another's lock it removed.
+func TestAStampedInnerReleaseIsTheClientsOwn(t *testing.T) {
+	b := newHistory().
+		acquire(1, "k", "p1.1", ms(0), ms(10), ms(100), 0).token("t1").
+		acquire(1, "k", "p1.2", ms(20), ms(30), ms(100), 0).token("t1").
+		release(history.OK, 1, "k", "p1.2", ms(60), ms(80)).stamped(ms(61), ms(79)).
+		release(history.OK, 1, "k", "p1.1", ms(90), ms(95)).stamped(ms(91), ms(94))
+	r := Check(b.build(), Options{Reentrant: true, MinAcquires: 1})
+	assert.Equal(t, Valid, r.Verdict, r.Reason)
+	assert.Empty(t, r.Anomalies)
+}

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -46,10 +47,23 @@ func (b BadRelease) String() string {
 	if b.NeverGranted {
 		return s + ", a lease never granted that key: an impossible release"
 	}
-	return s + fmt.Sprintf(" after its own holding window had closed, while %s held the key throughout: the release removed someone else's lock", holder(*b.Holder))
+	return s + fmt.Sprintf(" after its own holding window had closed, while %s held the key throughout: the release said ok of someone else's lock (it removed it, or answered without asking Redis)", holder(*b.Holder))
 }
 
-func (releases) Check(in *Input) Result { return releasesResult(badReleases(in)) }
+func (r releases) Check(in *Input) Result { return checkWhole(r, in) }
+
+func (releases) Part(in *Input, at PartAt) (any, any) { return badReleasesAfter(in, at.Before), nil }
+
+func (releases) Merge(parts []any) Result {
+	br := []BadRelease{}
+	for _, p := range parts {
+		br = append(br, p.([]BadRelease)...)
+	}
+	sort.SliceStable(br, func(i, j int) bool {
+		return cmp.Or(cmp.Compare(br[i].Invoked, br[j].Invoked), cmp.Compare(br[i].Index, br[j].Index)) < 0
+	})
+	return releasesResult(br)
+}
 
 // releasesResult is the verdict on the bad releases found, in order.
 func releasesResult(found []BadRelease) Result {
@@ -73,8 +87,6 @@ func releasesResult(found []BadRelease) Result {
 	return r
 }
 
-func badReleases(in *Input) []BadRelease { return badReleasesAfter(in, nil) }
-
 // badReleasesAfter is badReleases where leases earlier also granted the key
 // (a window's leases still open from before it: window.go); nil for none.
 func badReleasesAfter(in *Input, earlier func(lease string) bool) []BadRelease {
@@ -84,6 +96,14 @@ func badReleasesAfter(in *Input, earlier func(lease string) bool) []BadRelease {
 			granted[leaseID{l.key, l.lease}] = true
 		}
 	}
+	// A lease's key is surely gone a TTL after the last grant or renewal
+	// of it that may have landed came back.
+	goneBy := map[string]int64{}
+	for i := range in.locks {
+		if l := &in.locks[i]; (l.f == history.Acquire || l.f == history.Renew) && l.outcome != history.Fail {
+			goneBy[l.lease] = max(goneBy[l.lease], expiry(l.done, l.ttl))
+		}
+	}
 	until := map[string][]int64{} // key -> the latest Until among its first i+1 holds
 	found := []BadRelease{}
 	for i := range in.locks {
@@ -91,7 +111,18 @@ func badReleasesAfter(in *Input, earlier func(lease string) bool) []BadRelease {
 		if l.f != history.Release || l.outcome != history.OK || l.process < 0 {
 			continue
 		}
-		b := BadRelease{Key: l.key, Lease: l.lease, Process: int(l.process), Invoked: l.call, Done: l.done, Index: int(l.invIndex)}
+		// A release the client began after its lease was surely gone (a
+		// stopped client reads its request when it wakes) took effect then,
+		// not when it was sent, while its lease still held.
+		start := l.call
+		// (Not on a reentrant lock: a client's leases share one key, which
+		// its other leases' renewals keep. A lease granted before a
+		// window's cut has no grant here and counts as gone by 0: a cut
+		// falls only where every lease has run out by its TTL.)
+		if g := goneBy[l.lease]; !in.Reentrant && l.began > 0 && g != never && l.began > g+expiryMargin(l.ttl) {
+			start = l.began
+		}
+		b := BadRelease{Key: l.key, Lease: l.lease, Process: int(l.process), Invoked: start, Done: l.done, Index: int(l.invIndex)}
 		if !granted[leaseID{l.key, l.lease}] && (earlier == nil || !earlier(l.lease)) {
 			b.NeverGranted = true
 			found = append(found, b)
@@ -101,7 +132,7 @@ func badReleasesAfter(in *Input, earlier func(lease string) bool) []BadRelease {
 		if until[l.key] == nil {
 			until[l.key] = latestUntil(holds)
 		}
-		if h := heldThroughout(holds, until[l.key], l); h != nil {
+		if h := heldThroughout(holds, until[l.key], l, start); h != nil {
 			b.Holder = h
 			found = append(found, b)
 		}
@@ -121,12 +152,12 @@ func latestUntil(holds []Hold) []int64 {
 }
 
 // heldThroughout finds another lease's window that covers the whole of
-// release l while l's own lease held nothing when it was invoked; holds
+// release l while l's own lease held nothing when the client began it; holds
 // are one key's, by acquisition, and until their running latest Until.
-func heldThroughout(holds []Hold, until []int64, l *lockOp) *Hold {
+func heldThroughout(holds []Hold, until []int64, l *lockOp, start int64) *Hold {
 	// Holds acquired by the release's invocation; walk back while one of
 	// them may still last past its completion.
-	n, _ := slices.BinarySearchFunc(holds, l.call, func(h Hold, t int64) int {
+	n, _ := slices.BinarySearchFunc(holds, start, func(h Hold, t int64) int {
 		if h.AcquiredAt <= t {
 			return -1
 		}
@@ -136,13 +167,13 @@ func heldThroughout(holds []Hold, until []int64, l *lockOp) *Hold {
 	own := false
 	for j := n - 1; j >= 0; j-- {
 		h := &holds[j]
-		if h.Lease == l.lease && h.Until >= l.call {
+		if start == l.call && h.Lease == l.lease && h.Until >= l.call { // else its lease was surely gone
 			own = true
 		}
 		if other == nil && h.Lease != l.lease && h.Until >= l.done {
 			other = h
 		}
-		if until[j] < l.call {
+		if until[j] < start {
 			break // nothing earlier reaches the release
 		}
 	}

@@ -52,8 +52,25 @@ func TestReleaseThatRemovedAnotherLeasesLock(t *testing.T) {
 	require.NotNil(t, found[0].Holder)
 	assert.Equal(t, "b", found[0].Holder.Lease)
 	assert.Equal(t, []string{"a", "b"}, r.Anomalies[0].Leases)
-	assert.Contains(t, r.Anomalies[0].Text, "removed someone else's lock")
+	assert.Contains(t, r.Anomalies[0].Text, "said ok of someone else's lock")
 	assert.Empty(t, doubleHolds(t, b.build()))
+}
+
+// A release sent while its lease held, to a client stopped until after the
+// lease ran out and another took the key: the client began it then (its
+// stamp), and its ok removed (or claims to have removed) the other's lock.
+func TestReleaseBegunAfterItsLeaseIsJudgedWhenBegun(t *testing.T) {
+	b := newHistory().
+		acquire(1, "k", "a", ms(0), ms(10), ms(100), ms(90)).
+		acquire(2, "k", "b", ms(150), ms(160), ms(1000), ms(1150)).
+		release(history.OK, 1, "k", "a", ms(50), ms(310)).stamped(ms(300), ms(305)).
+		release(history.OK, 2, "k", "b", ms(500), ms(510))
+	r, found := badReleasesOf(t, b)
+	assert.Equal(t, Invalid, r.Verdict)
+	require.Len(t, found, 1)
+	require.NotNil(t, found[0].Holder)
+	assert.Equal(t, "b", found[0].Holder.Lease)
+	assert.Contains(t, r.Anomalies[0].Text, "between 300ms and 310ms")
 }
 
 // Look-alikes that are legal, or someone else's to report.
@@ -79,6 +96,11 @@ func TestReleasesThatHeldOrMayHaveHeldPass(t *testing.T) {
 			acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(990)).
 			acquire(2, "k", "b", ms(20), ms(30), ms(1000), ms(1020)).
 			release(history.OK, 1, "k", "a", ms(100), ms(110)),
+		// Sent and begun while a held: it may have taken effect then.
+		"begun while held": newHistory().
+			acquire(1, "k", "a", ms(0), ms(10), ms(100), ms(90)).
+			acquire(2, "k", "b", ms(150), ms(160), ms(1000), ms(1150)).
+			release(history.OK, 1, "k", "a", ms(50), ms(310)).stamped(ms(60), ms(305)),
 		// Handoffs in order.
 		"sequential": newHistory().
 			acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(990)).

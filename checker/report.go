@@ -11,18 +11,15 @@ import (
 	"github.com/deadbolt-lab/deadbolt/history"
 )
 
-// DefaultLinearizabilityTimeout bounds the lease-lock model check when
-// Options leaves it zero: linearizability checking is NP-hard, and a run
-// must end with a verdict, if only Unknown.
-const DefaultLinearizabilityTimeout = time.Minute
-
 // Options tune Check.
 type Options struct {
 	// Checkers names the checkers to run; nil runs DefaultCheckers.
 	Checkers []string
-	// LinearizabilityTimeout limits the lease-lock model check; 0 means
-	// DefaultLinearizabilityTimeout, a negative value means no limit.
-	LinearizabilityTimeout time.Duration
+	// ModelSteps limits each search of the lease-lock model to that many
+	// steps (budget.go): linearizability checking is NP-hard, and a run
+	// must end with a verdict, if only Unknown. 0 means DefaultModelSteps,
+	// a negative value means no limit.
+	ModelSteps int64
 	// MinAcquires is how many acquires must succeed for the run to count as
 	// a pass; it is at least 1, since an idle run proves nothing.
 	MinAcquires int
@@ -37,16 +34,6 @@ type Options struct {
 	// whole history in memory, as Check does, rather than spill it and
 	// check it key by key: the way they checked before, kept to compare.
 	Whole bool
-}
-
-func (o Options) timeout() time.Duration {
-	switch {
-	case o.LinearizabilityTimeout == 0:
-		return DefaultLinearizabilityTimeout
-	case o.LinearizabilityTimeout < 0:
-		return 0 // porcupine's "no limit"
-	}
-	return o.LinearizabilityTimeout
 }
 
 // Report is the composed verdict on one history with every check's evidence.
@@ -187,8 +174,15 @@ func (r Report) reason(idle bool, minAcquires int) string {
 		}
 	}
 	if idle && r.Verdict != Invalid {
-		parts = append(parts, fmt.Sprintf("only %s succeeded where at least %d are required: an idle run proves nothing, so it never counts as a pass.",
-			plural(r.Stats.AcquiresOK, "acquire"), minAcquires))
+		s := r.Stats
+		if refused := s.AcquiresFail + s.AcquiresInfo; refused > 0 {
+			// Not an idle run: the clients asked and were not granted.
+			parts = append(parts, fmt.Sprintf("only %s of %d asked succeeded where at least %d are required (%d failed, %d with no answer; by error: %s): too few grants prove nothing, so it never counts as a pass.",
+				plural(s.AcquiresOK, "acquire"), s.AcquiresOK+refused, minAcquires, s.AcquiresFail, s.AcquiresInfo, s.acquireErrorsText(4)))
+		} else {
+			parts = append(parts, fmt.Sprintf("only %s succeeded where at least %d are required: an idle run proves nothing, so it never counts as a pass.",
+				plural(s.AcquiresOK, "acquire"), minAcquires))
+		}
 	}
 	for _, c := range r.Checks {
 		if !c.Applicable {
@@ -241,6 +235,9 @@ func (r Report) WriteVisualization(w io.Writer) error {
 func plural(n int, noun string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, noun)
+	}
+	if strings.HasSuffix(noun, "s") || strings.HasSuffix(noun, "sh") || strings.HasSuffix(noun, "ch") {
+		return fmt.Sprintf("%d %ses", n, noun) // false yeses, stretches
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,7 +43,7 @@ func TestCheckValid(t *testing.T) {
 	for _, c := range r.Checks {
 		ran = append(ran, c.Checker)
 	}
-	assert.Equal(t, []string{"double-holds", "fairness", "lease-lock", "liveness", "releases"}, ran)
+	assert.Equal(t, []string{"double-holds", "fairness", "lease-lock", "liveness", "releases", "replies"}, ran)
 	assert.Empty(t, r.Anomalies)
 	assert.Contains(t, r.Reason, "no two of 3 holding windows overlapped on a key.")
 	assert.Contains(t, r.Reason, "a legal lease-lock order explains all 4 lock operations on 1 key (failed ones")
@@ -89,13 +89,19 @@ func TestCheckModelOnlyViolationIsInvalid(t *testing.T) {
 }
 
 func TestCheckTooFewAcquiresIsUnknown(t *testing.T) {
+	noReplicas := func(o *history.Op) { o.Error = "lock not acquired: NOREPLICAS Not enough good replicas to write." }
 	idle := newHistory().
 		acquireAs(history.Fail, 1, "k", "a", ms(0), ms(10), ms(100)).
+		call(history.Op{Time: ms(20), Process: 2, F: history.Acquire, Key: "k", Owner: "b"}, history.Fail, ms(30), noReplicas).
+		call(history.Op{Time: ms(40), Process: 2, F: history.Acquire, Key: "k", Owner: "c"}, history.Info, ms(50), noReplicas).
 		build()
 	r := Check(idle, Options{})
 	assert.Equal(t, Unknown, r.Verdict)
 	assert.Equal(t, Valid, verdictOf(t, r, "lease-lock"))
-	assert.Contains(t, r.Reason, "only 0 acquires succeeded where at least 1 are required: an idle run proves nothing, so it never counts as a pass.")
+	assert.Contains(t, r.Reason, "only 0 acquires of 3 asked succeeded where at least 1 are required (2 failed, 1 with no answer; by error: NOREPLICAS 2, no error given 1)",
+		"a run whose clients asked and were refused is not called idle, and says what refused them")
+	quiet := Check(newHistory().build(), Options{})
+	assert.Contains(t, quiet.Reason, "only 0 acquires succeeded where at least 1 are required: an idle run proves nothing")
 
 	two := newHistory().
 		acquire(1, "k", "a", ms(0), ms(10), ms(100), ms(90)).
@@ -113,17 +119,17 @@ func TestCheckTooFewAcquiresIsUnknown(t *testing.T) {
 	assert.Equal(t, Invalid, Check(bad, Options{MinAcquires: 100}).Verdict)
 }
 
-func TestCheckTimeoutIsUnknown(t *testing.T) {
-	r := Check(bigHistory(3000), Options{LinearizabilityTimeout: time.Nanosecond})
+func TestCheckBudgetSpentIsUnknown(t *testing.T) {
+	r := Check(bigHistory(3000), Options{ModelSteps: 1})
 	assert.Equal(t, Unknown, r.Verdict)
 	assert.Equal(t, Unknown, verdictOf(t, r, "lease-lock"))
-	assert.Contains(t, r.Reason, "time limit")
+	assert.Contains(t, r.Reason, "spent its budget of 1 step on 3 keys of 3 before deciding them")
 }
 
-func TestOptionsTimeout(t *testing.T) {
-	assert.Equal(t, DefaultLinearizabilityTimeout, Options{}.timeout())
-	assert.Equal(t, time.Duration(0), Options{LinearizabilityTimeout: -1}.timeout(), "negative means no limit")
-	assert.Equal(t, time.Second, Options{LinearizabilityTimeout: time.Second}.timeout())
+func TestOptionsModelSteps(t *testing.T) {
+	assert.Equal(t, int64(DefaultModelSteps), Options{}.modelSteps())
+	assert.Equal(t, int64(0), Options{ModelSteps: -1}.modelSteps(), "negative means no limit")
+	assert.Equal(t, int64(5), Options{ModelSteps: 5}.modelSteps())
 }
 
 func TestCheckMalformedHistoryIsUnknown(t *testing.T) {
@@ -184,6 +190,7 @@ func TestCheckStats(t *testing.T) {
 		ReleasesOK: 1, ReleasesFail: 1, ReleasesInfo: 1,
 		Renewals: 2, RenewalsOK: 1, ExpiredOnArrival: 1,
 		Processes: 6, Keys: 3, Faults: 1,
+		AcquireErrors: map[string]int{"no error given": 2}, // the unanswered one has no reply at all
 	}, Check(ops, Options{}).Stats)
 }
 
@@ -340,4 +347,25 @@ func TestVoidMakesAnyVerdictUnknown(t *testing.T) {
 		assert.Equal(t, Unknown, r.Verdict, v)
 		assert.Equal(t, "the nemesis never injected its fault. the checks' reason.", r.Reason)
 	}
+}
+
+func TestPluralOfNounsThatHiss(t *testing.T) {
+	require.Equal(t, "2 false yeses", plural(2, "false yes"))
+	require.Equal(t, "2 key stretches", plural(2, "key stretch"))
+	require.Equal(t, "1 false yes", plural(1, "false yes"))
+	require.Equal(t, "3 double holds", plural(3, "double hold"))
+}
+
+func TestErrorClassIsTheRedisCodeWhereverTheLibraryPutIt(t *testing.T) {
+	for msg, class := range map[string]string{
+		"NOREPLICAS Not enough good replicas to write.":            "NOREPLICAS",
+		"lock not acquired: CLUSTERDOWN The cluster is down":       "CLUSTERDOWN",
+		"redis.exceptions.ReadOnlyError: READONLY You can't write": "READONLY",
+		"read tcp 127.0.0.1:1->127.0.0.1:2: i/o timeout":           "read tcp 127.0.0.1:1->127.0.0.1:2: i/o timeout",
+		"ERR no such key": "ERR no such key",
+		"":                "no error given",
+	} {
+		assert.Equal(t, class, errorClass(msg), msg)
+	}
+	assert.Len(t, errorClass(strings.Repeat("x", 200)), 51, "a long message is cut short")
 }

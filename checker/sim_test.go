@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -182,7 +181,7 @@ func reportLate(rec *builder, rng *rand.Rand, o *simOp, now int64) {
 func TestSimulatedCorrectServerIsNeverFlagged(t *testing.T) {
 	for seed := int64(1); seed <= 20; seed++ {
 		ops, _ := simulate(seed, false)
-		r := Check(ops, Options{LinearizabilityTimeout: 10 * time.Second})
+		r := Check(ops, Options{})
 		assert.Equal(t, Valid, r.Verdict, "seed %d: %s %v", seed, r.Reason, r.Anomalies)
 		assert.Greater(t, r.Stats.AcquiresInfo, 0, "seed %d exercises info acquires", seed)
 		assert.Greater(t, r.Stats.RenewalsOK, 0, "seed %d exercises renewals", seed)
@@ -205,7 +204,7 @@ func outOfOrder(ops []history.Op) int {
 func TestSimulatedStealingServerIsFlagged(t *testing.T) {
 	for seed := int64(1); seed <= 20; seed++ {
 		ops, steals := simulate(seed, true)
-		r := Check(ops, Options{LinearizabilityTimeout: 10 * time.Second})
+		r := Check(ops, Options{})
 		assert.Greater(t, steals, 0)
 		assert.Equal(t, Invalid, r.Verdict, "seed %d", seed)
 		ll, _ := r.Check("lease-lock")

@@ -88,7 +88,7 @@ func (s *spill) put(l *lockOp) {
 	id := s.id(l.key)
 	s.count[id]++
 	s.open[id]--
-	flags := b2byte(l.refused)
+	flags := b2byte(l.refused) | viaFlags[l.via]
 	if s.open[id] == 0 && l.completed() {
 		flags |= cutFlag
 	}
@@ -114,7 +114,7 @@ func (s *spill) put(l *lockOp) {
 	e := s.buf[:0]
 	e = binary.AppendUvarint(e, uint64(id))
 	e = append(e, byte(slices.Index(fCodes, l.f)), byte(slices.Index(typeCodes, l.outcome)), flags)
-	for _, v := range []int64{l.call, l.done, l.ttl, l.fence, l.queued, int64(l.invIndex), int64(l.doneIndex), int64(l.process), int64(l.client)} {
+	for _, v := range []int64{l.call, l.done, l.ttl, l.fence, l.queued, int64(l.invIndex), int64(l.doneIndex), int64(l.process), int64(l.client), l.began, l.ttlSaid} {
 		e = binary.AppendVarint(e, v)
 	}
 	for _, str := range []string{l.lease, l.owner} {
@@ -129,8 +129,21 @@ func (s *spill) put(l *lockOp) {
 }
 
 // cutFlag marks a record whose completion left its key with no operation
-// open; bit 0 of the flags is the operation's refused.
+// open; bit 0 of the flags is the operation's refused, and viaFlags its
+// renewal's call.
 const cutFlag = 2
+
+var viaFlags = map[string]byte{history.ViaExtend: 4, history.ViaReacquire: 8}
+
+// viaOf reads a renewal's call back from its flags.
+func viaOf(flags byte) string {
+	for via, bit := range viaFlags {
+		if flags&bit != 0 {
+			return via
+		}
+	}
+	return ""
+}
 
 func b2byte(b bool) byte {
 	if b {
@@ -220,9 +233,10 @@ func (r *spillReader) next() (l lockOp, id uint32, cut bool, ok bool) {
 	}
 	id = uint32(id64)
 	l.key = r.keys[id]
-	l.f, l.outcome, l.refused = fCodes[head[0]], typeCodes[head[1]], head[2]&1 == 1
+	l.f, l.outcome, l.refused, l.via = fCodes[head[0]], typeCodes[head[1]], head[2]&1 == 1, viaOf(head[2])
 	l.call, l.done, l.ttl, l.fence, l.queued = r.varint(), r.varint(), r.varint(), r.varint(), r.varint()
-	l.invIndex, l.doneIndex, l.process, l.client = int32(r.varint()), int32(r.varint()), int32(r.varint()), int32(r.varint())
+	l.invIndex, l.doneIndex, l.process, l.client, l.began = int32(r.varint()), int32(r.varint()), int32(r.varint()), int32(r.varint()), r.varint()
+	l.ttlSaid = r.varint()
 	l.lease, l.owner = r.str(), r.str()
 	if r.err != nil {
 		r.err = fmt.Errorf("reading back the spilled history: %w", r.err)

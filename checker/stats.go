@@ -46,6 +46,10 @@ type Stats struct {
 	StrikesHit    int `json:"strikes_hit,omitempty"`
 	StrikesLate   int `json:"strikes_late,omitempty"`
 	StrikesStuck  int `json:"strikes_stuck,omitempty"`
+	// AcquireErrors counts the clients' acquires that failed or went
+	// unanswered, by what refused them (errorClass): a run short of grants
+	// says what kept them away.
+	AcquireErrors map[string]int `json:"acquire_errors,omitempty"`
 }
 
 func count(t history.Type, ok, fail, info *int) {

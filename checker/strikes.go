@@ -46,10 +46,11 @@ type Strike struct {
 	Op                    history.F // the operation struck: acquire or release
 	Kill                  bool
 	Process               int
-	// Sent is the struck operation's invocation; Landed the fault-start's
-	// completion (the client stopped, or dead and reaped); Resumed the
-	// fault-end's invocation for a pause (never for a kill).
-	Sent, Landed, Resumed int64
+	// Sent is the struck operation's invocation; Started the fault-start's
+	// invocation, Landed its completion (the client stopped, or dead and
+	// reaped); Resumed the fault-end's invocation for a pause (never for a
+	// kill).
+	Sent, Started, Landed, Resumed int64
 	// Expiry is when the struck lease ran out by the harness's clock.
 	Expiry int64
 	TTL    int64
@@ -90,7 +91,7 @@ func Strikes(in *Input) []Strike {
 			continue
 		}
 		s := Strike{Fault: inv.Fault, ID: inv.FaultID, Key: inv.Key, Lease: inv.Lease, Op: inv.InOp.Op, Kill: inv.InOp.Kill,
-			Landed: p.Complete.Time, Resumed: never, Latency: inv.InOp.Latency, Sent: -1, Expiry: never}
+			Started: inv.Time, Landed: p.Complete.Time, Resumed: never, Latency: inv.InOp.Latency, Sent: -1, Expiry: never}
 		if p.Complete.InOp != nil {
 			s.Delay = p.Complete.InOp.Delay
 		}
@@ -117,10 +118,15 @@ func (in *Input) judge(s *Strike) {
 	var last int64 = -1 // the lease's last acquire or renewal invocation
 	for i := range in.locks {
 		l := &in.locks[i]
-		if l.lease != s.Lease {
+		if l.lease != s.Lease || l.f != s.Op {
 			continue
 		}
-		if l.f == s.Op && s.Sent < 0 {
+		// A lease has one acquire and one release; of its renewals the
+		// struck one is the holder's last sent before the strike.
+		if s.Op == history.Renew && (l.via == "" || l.call > s.Started || l.call < s.Sent) {
+			continue
+		}
+		if s.Sent < 0 || s.Op == history.Renew {
 			s.Sent, s.Process, struck = l.call, int(l.process), l.client
 			s.Outcome, s.TTL = l.outcome, firstOf(l.ttl, s.TTL)
 			if l.completed() {
@@ -129,9 +135,16 @@ func (in *Input) judge(s *Strike) {
 				s.Outcome = ""
 			}
 		}
-		if (l.f == history.Acquire || l.f == history.Renew) && l.outcome != history.Fail {
-			last, s.TTL = max(last, l.call), firstOf(s.TTL, l.ttl)
+	}
+	for i := range in.locks {
+		l := &in.locks[i]
+		if l.lease != s.Lease || (l.f != history.Acquire && l.f != history.Renew) || l.outcome == history.Fail {
+			continue
 		}
+		if s.Op == history.Renew && l.call >= s.Sent {
+			continue // a renewal struck runs out from what came before it
+		}
+		last, s.TTL = max(last, l.call), firstOf(s.TTL, l.ttl)
 	}
 	if s.Sent < 0 {
 		return // the struck operation is not in the history

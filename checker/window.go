@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sync/atomic"
-	"time"
 
 	"github.com/deadbolt-lab/deadbolt/history"
 )
@@ -50,13 +49,14 @@ var windowCounts struct{ cuts, redone atomic.Int64 }
 
 // windowRun is what every key of one check shares.
 type windowRun struct {
-	g        *Input
-	names    []string
-	opts     Options
-	deadline time.Time
+	g     *Input
+	names []string
+	opts  Options
 	// closed are the leases named in a closed window that no lease carried
 	// open: a later operation naming one sends its key to be checked whole.
 	closed *leaseSet
+	// parted are the Parted checkers among names.
+	parted map[string]Parted
 }
 
 // keyWindows checks one key a window at a time.
@@ -78,11 +78,13 @@ type keyWindows struct {
 	gateUntil int64
 	redo      bool
 
-	replay  *holdReplay
-	chain   *pieceChain
-	llOps   int
-	live    liveWindows
-	part    keyPart
+	replay *holdReplay
+	chain  *pieceChain
+	llOps  int
+	live   liveWindows
+	part   keyPart
+	// carry is each Parted checker's carry from the key's last window.
+	carry   map[string]any
 	gap     noGrant
 	granted bool
 	lastAt  int64
@@ -91,7 +93,7 @@ type keyWindows struct {
 
 func newKeyWindows(run *windowRun, key string, named bool) *keyWindows {
 	kw := &keyWindows{run: run, key: key, named: named, replay: newHoldReplay(run.g.Reentrant)}
-	kw.chain = newPieceChain(modelFor(run.g.Reentrant), run.deadline)
+	kw.chain = newPieceChain(modelFor(run.g.Reentrant), run.opts.modelSteps())
 	kw.live = liveWindows{key: key, threshold: int64(run.opts.LivenessThreshold)}
 	kw.part.key = key
 	return kw
@@ -152,6 +154,7 @@ func (kw *keyWindows) finish() *keyPart {
 	if !kw.chain.finish() || !kw.live.exact() {
 		return nil
 	}
+	p.ll.Steps, p.ll.MostSteps = kw.chain.steps, kw.chain.most
 	return p
 }
 
@@ -223,11 +226,19 @@ func (kw *keyWindows) check(w []lockOp, bound int64, final bool) bool {
 				p, ok := before[lease]
 				return p, ok && p >= 0
 			})
-		case "releases":
-			p.br = append(p.br, badReleasesAfter(in, func(lease string) bool { _, ok := before[lease]; return ok })...)
 		case "fairness":
 			j, q, pairs, passed := queueJumpsOf(in)
 			p.jumps, p.queued, p.pairs, p.passed = append(p.jumps, j...), p.queued+q, p.pairs+pairs, p.passed+passed
+		default:
+			if c, ok := run.parted[n]; ok {
+				at := PartAt{Before: func(lease string) bool { _, ok := before[lease]; return ok }, Carry: kw.carry[n], Open: open}
+				part, carry := c.Part(in, at)
+				p.addPart(n, part)
+				if kw.carry == nil {
+					kw.carry = map[string]any{}
+				}
+				kw.carry[n] = carry
+			}
 		}
 	}
 	for i := range w {

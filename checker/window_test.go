@@ -28,7 +28,7 @@ func windowed(t *testing.T, ops []history.Op, opts Options) (report string, cuts
 
 // sweeps are the checkers that judge a window alone: with lease-lock, a
 // key with a double hold is illegal, and always checked whole.
-var sweeps = Options{Checkers: []string{"double-holds", "fairness", "liveness", "releases"}}
+var sweeps = Options{Checkers: []string{"double-holds", "fairness", "liveness", "releases", "replies"}}
 
 // quiet adds n acquire-release rounds of process p on key from t, 10ms
 // apart: places a key can be cut.

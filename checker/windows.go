@@ -11,7 +11,8 @@ import (
 // The judge does not take the lock's word. A lease is named by the
 // harness (history.Op.Lease), and its holding window is computed from the
 // harness's own clock and the TTL the lock was configured with: from the
-// acquire's ok to the earlier of the release's invocation and the last
+// acquire's ok to the earliest of the release's invocation, the loss the
+// lock told its holder of (a holder that learns it stops), and the last
 // acquire-or-renewal invocation + TTL. The server cannot have expired the
 // lease before then, so two windows that overlap on one key are two
 // clients holding it at once. The token and the deadline the lock reports
@@ -65,8 +66,9 @@ type openLease struct {
 	dormant bool
 }
 
-// holdsByKey replays acquires, renewals and releases in time order (client-
-// stamped renewals may be recorded after later operations).
+// holdsByKey replays acquires, renewals, releases and losses the lock told
+// its holder of, in time order (client-stamped renewals and losses may be
+// recorded after later operations).
 //
 // Only ok acquires open a lease: an info acquire was never confirmed, so
 // its client moved on without believing it held anything. A release ends
@@ -181,7 +183,9 @@ func (r *holdReplay) replay(locks []lockOp) {
 			}
 			r.emit(l, l.deadline, 0) // a deadline never is never passed
 			l.hold.AcquiredAt, l.deadline, l.first, l.dormant = ev.time, expiry(op.call, ttl), false, false
-		case history.Release:
+		case history.Release, history.Lost:
+			// A holder that was told its lease is gone stops there, as one
+			// that releases it does.
 			if l != nil {
 				r.emit(l, min(ev.time, l.deadline), 0)
 				delete(open, op.lease)
@@ -189,7 +193,7 @@ func (r *holdReplay) replay(locks []lockOp) {
 					delete(r.mine[keyHolder{op.client, op.key}], op.lease)
 				}
 			}
-			if reentrant && op.outcome == history.OK {
+			if reentrant && op.f == history.Release && op.outcome == history.OK {
 				r.extend(op, op.lease) // the holds left, if any, got a new TTL
 			}
 		}
@@ -227,6 +231,8 @@ func leaseEvents(locks []lockOp) []leaseEvent {
 		l := &locks[i]
 		switch {
 		case l.f == history.Release:
+			evs = append(evs, leaseEvent{time: l.call, index: l.invIndex, lock: int32(i)})
+		case l.f == history.Lost && l.outcome == history.OK:
 			evs = append(evs, leaseEvent{time: l.call, index: l.invIndex, lock: int32(i)})
 		case (l.f == history.Acquire || l.f == history.Renew) && l.outcome == history.OK:
 			evs = append(evs, leaseEvent{time: l.done, index: l.doneIndex, lock: int32(i)})

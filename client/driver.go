@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,21 +21,28 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/locks"
-	_ "github.com/deadbolt-lab/deadbolt/locks/all" // every lock by name
 )
 
 // Serve is the Go driver (`deadbolt client`): it says hello on out, then
 // answers the requests read from in, one at a time, and writes events
 // (renewals, losses, stops) as they happen, until in closes. Its log goes to
 // logw. It returns the process's exit code: 0 at the end of input, 2 after a
-// protocol violation by the harness.
+// protocol violation by the harness. It offers every lock registered in
+// package locks (the importer decides which: `deadbolt client` imports
+// locks/all).
 func Serve(in io.Reader, out, logw io.Writer) int {
-	d := &driver{out: out, log: logw, leases: map[string]*held{}, ids: map[*locks.Lease]string{}}
 	info := map[string]locks.Declaration{}
 	for _, n := range locks.Names() {
 		info[n] = locks.Declare(n)
 	}
-	d.emit(Event{Event: EventHello, Protocol: ProtocolVersion, Driver: "go", PID: os.Getpid(), Locks: locks.Names(), LockInfo: info})
+	return serve(in, out, logw, "go", info)
+}
+
+// serve says hello with the locks of info, then serves requests as Serve.
+func serve(in io.Reader, out, logw io.Writer, name string, info map[string]locks.Declaration) int {
+	d := &driver{out: out, log: logw, leases: map[string]*held{}, ids: map[*locks.Lease]string{}}
+	names := slices.Sorted(maps.Keys(info))
+	d.emit(Event{Event: EventHello, Protocol: ProtocolVersion, Driver: name, PID: os.Getpid(), Locks: names, LockInfo: info})
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	for sc.Scan() {
@@ -56,8 +65,9 @@ func Serve(in io.Reader, out, logw io.Writer) int {
 			return 2
 		}
 		d.arm(req.Arm)
+		began := history.MonoNow()
 		r := d.handle(req)
-		r.ID = req.ID
+		r.ID, r.BeganMonoNS, r.EndedMonoNS = req.ID, began, history.MonoNow()
 		d.write(r)
 	}
 	d.close()
@@ -72,6 +82,7 @@ type driver struct {
 	lock     locks.Lock
 	resource *redis.Client
 	timeout  time.Duration
+	ttl      time.Duration // what open asked for
 
 	mu     sync.Mutex
 	leases map[string]*held
@@ -123,6 +134,8 @@ func (d *driver) handle(req Request) Reply {
 		return d.release(req)
 	case OpResource:
 		return d.onResource(req)
+	case OpExtend, OpReacquire:
+		return d.onLease(req)
 	}
 	return Reply{Outcome: OutcomeFail, Error: fmt.Sprintf("unknown op %q", req.Op)}
 }
@@ -173,7 +186,7 @@ func (d *driver) open(req Request) Reply {
 			return fail("%v", err)
 		}
 	}
-	d.lock, d.timeout = l, o.Timeout
+	d.lock, d.timeout, d.ttl = l, o.Timeout, o.TTL
 	d.logf("opened %s over %d master group(s), ttl %dms", req.Lock, req.Endpoints.Groups(), req.TTLMS)
 	return Reply{Outcome: OutcomeOK}
 }
@@ -195,6 +208,7 @@ func (d *driver) acquire(req Request) Reply {
 		r := outcome(err)
 		r.Refused = locks.Refused(err)
 		r.QueuedMonoNS = queued.Load()
+		r.Token = locks.TriedToken(err) // what it tried to set, when the lock says
 		return r
 	}
 	h := &held{lease: l, released: make(chan struct{})}
@@ -215,7 +229,7 @@ func (d *driver) acquire(req Request) Reply {
 			}
 		}()
 	}
-	return Reply{Outcome: OutcomeOK, Token: l.Token, Fence: l.Fence, Seq: l.Seq, DeadlineMonoNS: monoOf(l.Deadline), QueuedMonoNS: queued.Load()}
+	return Reply{Outcome: OutcomeOK, Token: l.Token, Fence: l.Fence, Seq: l.Seq, DeadlineMonoNS: monoOf(l.Deadline), QueuedMonoNS: queued.Load(), TTLMS: d.ttlOf(l)}
 }
 
 func (d *driver) release(req Request) Reply {
@@ -240,7 +254,51 @@ func (d *driver) release(req Request) Reply {
 	}
 	d.mu.Unlock()
 	close(h.released)
-	return outcome(err)
+	r := outcome(err)
+	r.Refused = errors.Is(err, locks.ErrNotHeld)
+	return r
+}
+
+// onLease makes a call on a held lease: extend or reacquire, when the
+// lock offers it. The driver keeps the lease whatever the outcome: the
+// holder decides what a no means (a release still follows).
+func (d *driver) onLease(req Request) Reply {
+	d.mu.Lock()
+	h := d.leases[req.Lease]
+	d.mu.Unlock()
+	if h == nil {
+		return Reply{Outcome: OutcomeFail, Error: fmt.Sprintf("no lease %q here", req.Lease)}
+	}
+	var call func(context.Context, *locks.Lease) error
+	if e, ok := d.lock.(locks.Extender); ok && req.Op == OpExtend {
+		call = e.Extend
+	}
+	if r, ok := d.lock.(locks.Reacquirer); ok && req.Op == OpReacquire {
+		call = r.Reacquire
+	}
+	if call == nil {
+		return Reply{Outcome: OutcomeFail, Error: fmt.Sprintf("lock does not offer %s (its calls: %v)", req.Op, locks.CallsOf(d.lock))}
+	}
+	return d.leaseReply(call(context.Background(), h.lease), h.lease)
+}
+
+// leaseReply is an extend's or reacquire's reply: ok carries the lock's
+// new deadline.
+func (d *driver) leaseReply(err error, l *locks.Lease) Reply {
+	r := outcome(err)
+	r.Refused = errors.Is(err, locks.ErrNotHeld)
+	if err == nil {
+		r.DeadlineMonoNS, r.TTLMS = monoOf(l.Deadline), d.ttlOf(l)
+	}
+	return r
+}
+
+// ttlOf is the lease's TTL for a reply: 0 when it is the one asked for.
+func (d *driver) ttlOf(l *locks.Lease) int64 {
+	if l.TTL == 0 || l.TTL == d.ttl {
+		return 0
+	}
+	return max(l.TTL.Milliseconds(), 1)
 }
 
 func (d *driver) onResource(req Request) Reply {
@@ -358,7 +416,7 @@ func (d *driver) Renewing(l *locks.Lease) {
 
 func (d *driver) Renewed(l *locks.Lease, err error) {
 	r := outcome(err)
-	ev := Event{Event: EventRenew, Phase: r.Outcome, Lease: d.idOf(l), Error: r.Error}
+	ev := Event{Event: EventRenew, Phase: r.Outcome, Lease: d.idOf(l), Error: r.Error, Refused: errors.Is(err, locks.ErrNotHeld)}
 	if err == nil {
 		ev.DeadlineMonoNS = monoOf(l.Deadline)
 	}

@@ -19,6 +19,11 @@ const (
 	OpAcquire  = "acquire"
 	OpRelease  = "release"
 	OpResource = "resource"
+	// OpExtend and OpReacquire are the calls a holder makes on a lease it
+	// holds (locks.CallExtend, locks.CallReacquire): ok when the lock says
+	// the lease goes on, fail when it says it does not, info when unknown.
+	OpExtend    = "extend"
+	OpReacquire = "reacquire"
 )
 
 // Outcomes of a reply, as in the history: ok took effect, fail certainly
@@ -54,7 +59,7 @@ type Request struct {
 	Options   *LockOptions         `json:"options,omitempty"`
 	Endpoints *endpoints.Endpoints `json:"endpoints,omitempty"`
 
-	// acquire and release
+	// acquire, release, extend and reacquire (these three name the lease)
 	Key   string `json:"key,omitempty"`
 	Lease string `json:"lease,omitempty"`
 
@@ -94,7 +99,9 @@ type Reply struct {
 	ID      int64  `json:"id"`
 	Outcome string `json:"outcome"`
 	Error   string `json:"error,omitempty"`
-	// Refused, on a failed acquire: the key was taken, as opposed to a
+	// Refused, on a failed extend, reacquire or release: the lock said the
+	// lease was no longer the holder's (not that it could not tell). On a failed
+	// acquire: the key was taken, as opposed to a
 	// service the lock could not reach.
 	Refused bool `json:"refused,omitempty"`
 
@@ -111,6 +118,20 @@ type Reply struct {
 
 	// resource ok: the Redis reply as JSON (integers, strings, null, arrays).
 	Reply any `json:"reply,omitempty"`
+
+	// TTLMS, on an ok acquire, extend or reacquire: the lease time the lock
+	// set when it is not the one open asked for (go-zero adds 500 ms and
+	// rounds to seconds); absent: that one.
+	TTLMS int64 `json:"ttl_ms,omitempty"`
+
+	// BeganMonoNS, on any reply, is the driver's CLOCK_MONOTONIC reading
+	// when it began the call: a request written to a stopped driver waits
+	// there, and the lock's commands leave only after this.
+	BeganMonoNS int64 `json:"began_mono_ns,omitempty"`
+	// EndedMonoNS is its reading when the lock's call returned, before the
+	// reply was written: how long the lock itself took, whatever the
+	// harness's reading of the reply added.
+	EndedMonoNS int64 `json:"ended_mono_ns,omitempty"`
 }
 
 // Event is a line a driver writes on its own, without a request.
@@ -132,6 +153,9 @@ type Event struct {
 	// Phase of a renewal: invoke before it is sent, then ok, fail or info.
 	Phase          string `json:"phase,omitempty"`
 	DeadlineMonoNS int64  `json:"deadline_mono_ns,omitempty"`
+	// Refused, on a failed renewal: the lock found the lease no longer its
+	// holder's.
+	Refused bool `json:"refused,omitempty"`
 
 	// stopped
 	Point string `json:"point,omitempty"`

@@ -69,7 +69,7 @@ func TestProtocolDocExamplesAreWhatTheCodeSpeaks(t *testing.T) {
 		case kind.Op != "":
 			var r Request
 			require.NoError(t, strict(v, &r), "request example %s", v)
-			require.Contains(t, []string{OpOpen, OpAcquire, OpRelease, OpResource}, r.Op, "%s", v)
+			require.Contains(t, []string{OpOpen, OpAcquire, OpRelease, OpResource, OpExtend, OpReacquire}, r.Op, "%s", v)
 			require.Positive(t, r.ID, "%s", v)
 			seen["request "+r.Op]++
 		case kind.Outcome != "":
@@ -91,7 +91,7 @@ func TestProtocolDocExamplesAreWhatTheCodeSpeaks(t *testing.T) {
 			t.Errorf("an example of %s is neither a request, a reply nor an event: %s", protocolDoc, v)
 		}
 	}
-	for _, want := range []string{"request open", "request acquire", "request release", "request resource",
+	for _, want := range []string{"request open", "request acquire", "request release", "request resource", "request extend", "request reacquire",
 		"reply ok", "reply fail", "reply info", "event hello", "event renew", "event lost", "event stopped", "event error", "event lock_info"} {
 		require.Positive(t, seen[want], "the page shows no example of %s (saw %v)", want, seen)
 	}

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -61,15 +62,18 @@ func NewSecrets() (Secrets, error) {
 // PAUSE, NO-EVICT, UNBLOCK).
 const connectionRules = "-@all +@connection -@admin -@dangerous"
 
-// lockCommands are the data commands a lock user runs, on the lock
-// service and on the resource node, each with who sends it. A command run
-// inside a script counts too (Redis checks ACLs in scripts): every
-// redis.call of locks/scripts and workloads/scripts is here (a test reads
-// them), and so are those of the adapters' libraries.
+// lockCommands are the commands deadbolt's locks, workloads and adapters
+// are known to send, each with who sends it. Every data and scripting
+// command is the lock user's anyway (lockRules); this list keeps those
+// that Redis files under @admin or @dangerous (INFO, ROLE) and documents
+// the rest. A command run inside a script counts too (Redis checks ACLs in
+// scripts): every redis.call of locks/scripts and workloads/scripts is
+// here (a test reads them).
 var lockCommands = []string{
 	// simple, redlock, multilock, redsync, bsm, rueidislock, redis-py:
-	// SET NX PX (PXAT); broken/: SETNX, then PEXPIRE; bsm: GETRANGE.
-	"set", "setnx", "get", "del", "exists", "pexpire", "pexpireat", "pttl", "getrange",
+	// SET NX PX (PXAT); broken/: SETNX, then PEXPIRE; bsm: GETRANGE, and
+	// from v0.10 MSETNX, MSET and MGET (a lock over several keys).
+	"set", "setnx", "get", "del", "exists", "pexpire", "pexpireat", "pttl", "getrange", "mset", "msetnx", "mget",
 	// reentrant, fair (hashes, the waiters' queue and timeouts, grants),
 	// fenced (the fence counter); the workloads' registers and orders.
 	"incr", "decr", "hset", "hget", "hexists", "hincrby",
@@ -98,21 +102,18 @@ var lockCommands = []string{
 	"asking", "readonly", "readwrite", "command", "info",
 }
 
-// lockChannels is where the reentrant and fair locks publish and listen
-// (locks/reentrant.go, locks/fair.go); no other lock uses pub/sub on
-// Redis nodes.
-const lockChannels = "&deadbolt_lock__channel:*"
-
-// lockRules are the lock user's rights on a Redis node. Keys: every key
-// (~*), because the keys a lock touches are named by the scenario (any
-// string: scenario.json, --keys, a dbtest caller) and derived from those
-// names by each library in its own way (k:fence, deadbolt_lock_queue:{k},
-// rueidislock:0:k), and the resource's by the workload (counter:k, stock,
-// orders): no narrower pattern admits every lock. What a lock user must not
-// do is kept from it by the commands: no KEYS or SCAN, no FLUSHALL, no
-// CONFIG, DEBUG, SHUTDOWN, REPLICAOF, no MONITOR or CLIENT KILL.
+// lockRules are the lock user's rights on a Redis node: every command but
+// the administrative and dangerous ones (CONFIG, DEBUG, SHUTDOWN, REPLICAOF,
+// MONITOR, CLIENT KILL, FLUSHALL, KEYS ...), plus lockCommands. The ACL is
+// there to keep clients away from what would break the harness, not to
+// refuse a lock library's data commands (a fair lock that queues with
+// LPUSH, a lock kept in a sorted set): a refused command is a run that
+// tested the harness's rules instead of the lock, and such a run is
+// unknown (Cluster.LockRefusals). Keys and channels: all of them, because
+// each library names its own (k:fence, deadbolt_lock_queue:{k},
+// rueidislock:0:k, redisson_lock__channel:{k}).
 func lockRules() string {
-	return "on resetkeys ~* resetchannels " + lockChannels + " " + connectionRules + " +" + strings.Join(lockCommands, " +")
+	return "on resetkeys ~* resetchannels &* -@all +@all -@admin -@dangerous +" + strings.Join(lockCommands, " +")
 }
 
 // replicationRules are what a replica runs on its master, as Redis's ACL
@@ -127,8 +128,8 @@ const replicationRules = "on resetkeys resetchannels -@all +psync +replconf +pin
 const sentinelRules = "on resetkeys allchannels -@all +multi +slaveof +ping +exec +subscribe +config|rewrite +role +publish +info +client|setname +client|kill +script|kill"
 
 // RedisArgs are the ACL and authentication arguments of every Redis node
-// deadbolt starts, of any topology: the default user off, the four users
-// above, protected mode on, and the replication user for when the node is
+// deadbolt starts, of any topology: the default user with the lock user's
+// rights and password (never without a password), the four users above, protected mode on, and the replication user for when the node is
 // (or becomes) a replica. A topology appends them to its nodes' command
 // lines (redisArgs does).
 func (s Secrets) RedisArgs() []string {
@@ -137,17 +138,21 @@ func (s Secrets) RedisArgs() []string {
 		"--masteruser", ReplicationUser, "--masterauth", s.Replication,
 	}
 	for _, u := range []struct{ name, password, rules string }{
-		{"default", "", "off resetpass resetkeys resetchannels -@all"},
+		// A library that sends only a password (AUTH password: redigo
+		// before 1.8, go-zero's RedisConf, old redis-py) is the lock user
+		// too, under Redis's name for a user not named.
+		{"default", s.Lock, "resetpass " + lockRules()},
 		{AdminUser, s.Admin, "on ~* &* +@all"},
 		{LockUser, s.Lock, lockRules()},
 		{ReplicationUser, s.Replication, replicationRules},
 		{SentinelUser, s.Sentinel, sentinelRules},
 	} {
+		// The password after the rules, which may reset the default's.
 		args = append(args, "--user", u.name)
+		args = append(args, strings.Fields(u.rules)...)
 		if u.password != "" {
 			args = append(args, ">"+u.password)
 		}
-		args = append(args, strings.Fields(u.rules)...)
 	}
 	return args
 }
@@ -192,4 +197,38 @@ func (c *Cluster) Admin() (username, password string) {
 		return c.target.Username, c.target.Password
 	}
 	return AdminUser, c.secrets.Admin
+}
+
+// aclLogLen is Redis's acllog-max-len default: ACL LOG without a count
+// gives only the last ten entries.
+const aclLogLen = 128
+
+// LockRefusals reads the ACL LOG of every Redis node deadbolt started and
+// returns what it refused the lock user (and the default user, its other
+// name), one line per node and command: "redis-1 refused user
+// deadbolt-lock's command lpush (count 3)". A run with any is unknown: it
+// tested deadbolt's rules, not the lock. A node restarted during the run
+// forgot the log of before its restart; the NOPERM replies in the history
+// cover that. On an attached cluster the users and their log are the
+// owner's, and nothing is read.
+func (c *Cluster) LockRefusals(ctx context.Context) ([]string, error) {
+	if c.target != nil {
+		return nil, nil
+	}
+	var out []string
+	for _, n := range c.ByRole(RoleRedis) {
+		rdb := n.PatientClient()
+		entries, err := rdb.ACLLog(ctx, aclLogLen).Result()
+		rdb.Close()
+		if err != nil {
+			return out, fmt.Errorf("ACL LOG on %s: %w", n.Name, err)
+		}
+		for _, e := range entries {
+			if e.Username != LockUser && e.Username != "default" {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s refused user %s's %s %s (count %d)", n.Name, e.Username, e.Reason, e.Object, e.Count))
+		}
+	}
+	return out, nil
 }

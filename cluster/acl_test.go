@@ -54,13 +54,22 @@ func TestSecretsAreRandomAndNeverEmpty(t *testing.T) {
 // other user has its own.
 func TestNodeArgsDisableTheDefaultUser(t *testing.T) {
 	s := Secrets{Admin: "a", Lock: "l", Replication: "r", Sentinel: "s"}
-	args := strings.Join(s.RedisArgs(), " ")
-	require.Contains(t, args, "--user default off resetpass")
+	list := s.RedisArgs()
+	args := strings.Join(list, " ")
 	require.NotContains(t, args, "nopass")
 	require.Contains(t, args, "--protected-mode yes")
 	require.Contains(t, args, "--masteruser "+ReplicationUser+" --masterauth r")
-	for _, u := range []string{AdminUser + " >a on", LockUser + " >l on", ReplicationUser + " >r on", SentinelUser + " >s on"} {
-		require.Contains(t, args, "--user "+u)
+	users := map[string]string{} // user -> its rules, then its password
+	for _, u := range strings.Split(args, "--user ")[1:] {
+		name, rules, _ := strings.Cut(strings.TrimSpace(u), " ")
+		users[name] = rules
+	}
+	// The default user is the lock user under another name (for libraries
+	// that send a password alone): its rights and its password, nothing more.
+	require.Equal(t, strings.Replace(users[LockUser], "on ", "resetpass on ", 1), users["default"])
+	for u, pass := range map[string]string{AdminUser: ">a", LockUser: ">l", ReplicationUser: ">r", SentinelUser: ">s", "default": ">l"} {
+		require.Contains(t, " "+users[u], " on ", u)
+		require.True(t, strings.HasSuffix(users[u], " "+pass), "%s: %s", u, users[u])
 	}
 	conf := strings.Join(s.SentinelConf("g"), "\n")
 	require.Contains(t, conf, "user default off resetpass")

@@ -36,6 +36,21 @@ func TestEveryNodeAsksForAPasswordAndLockUsersGetNoMoreThanLocksNeed(t *testing.
 	_, admin := c.Admin()
 	require.NotEqual(t, admin, e.Password, "lock users never get the harness's password")
 
+	// A library that can send only a password gets the lock user's rights
+	// as the default user, and no more.
+	for _, n := range c.ByRole(cluster.RoleRedis) {
+		plain := redis.NewClient(&redis.Options{Addr: n.Addr(), Password: e.Password})
+		require.NoError(t, plain.Ping(ctx).Err(), n.Name)
+		require.ErrorContains(t, plain.Do(ctx, "CONFIG", "SET", "maxmemory", "1").Err(), "NOPERM", n.Name)
+		plain.Close()
+		wrong := redis.NewClient(&redis.Options{Addr: n.Addr(), Password: "wrong"})
+		require.ErrorContains(t, wrong.Ping(ctx).Err(), "WRONGPASS", n.Name)
+		wrong.Close()
+		admin := n.Client() // these refusals were the test's own
+		require.NoError(t, admin.Do(ctx, "ACL", "LOG", "RESET").Err())
+		admin.Close()
+	}
+
 	// The lock user takes and frees locks on the master, through Sentinel.
 	clients, err := e.Clients(endpoints.DefaultClientOptions())
 	require.NoError(t, err)
@@ -43,13 +58,31 @@ func TestEveryNodeAsksForAPasswordAndLockUsersGetNoMoreThanLocksNeed(t *testing.
 	defer rdb.Close()
 	require.NoError(t, rdb.SetNX(ctx, "k", "me", time.Minute).Err())
 	require.NoError(t, rdb.Del(ctx, "k").Err())
-	// It may not administer, erase or list anything.
+	// Every data and scripting command is its own, whatever a library
+	// keeps its lock in, on any channel: a fair lock's queue, a sorted set
+	// of waiters, a counter in a hash, its own pub/sub channel.
+	for _, cmd := range [][]any{
+		{"LPUSH", "q", "a"}, {"ZADD", "z", "1", "a"}, {"HINCRBY", "h", "f", "1"}, {"SCAN", "0"},
+		{"SADD", "s", "a"}, {"XADD", "x", "*", "f", "v"}, {"PUBLISH", "redisson_lock__channel:{k}", "0"},
+		{"FCALL_RO", "nope", "0"},
+	} {
+		err := rdb.Do(ctx, cmd...).Err()
+		if err != nil {
+			require.NotContains(t, err.Error(), "NOPERM", "%v", cmd)
+		}
+	}
+	require.NoError(t, rdb.Del(ctx, "q", "z", "h", "s", "x").Err())
+	// It may not administer, erase or list every key.
 	for _, cmd := range [][]any{
 		{"CONFIG", "SET", "maxmemory", "1"}, {"FLUSHALL"}, {"KEYS", "*"},
-		{"SCAN", "0"}, {"REPLICAOF", "NO", "ONE"}, {"CLIENT", "KILL", "TYPE", "normal"}, {"SHUTDOWN", "NOSAVE"},
+		{"REPLICAOF", "NO", "ONE"}, {"CLIENT", "KILL", "TYPE", "normal"}, {"SHUTDOWN", "NOSAVE"},
 	} {
 		require.ErrorContains(t, rdb.Do(ctx, cmd...).Err(), "NOPERM", "%v", cmd)
 	}
+	// Those refusals are in the master's ACL LOG, where a run reads them.
+	refused, err := c.LockRefusals(ctx)
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(refused, "\n"), "refused user "+cluster.LockUser+"'s command flushall")
 	// Redis 7 refuses DEBUG to everyone before it looks at ACLs (its
 	// enable-debug-command is off); ACL DRYRUN shows the lock user's own.
 	m, err := c.Master(ctx)

@@ -28,8 +28,42 @@ func clockShiftOffset(d time.Duration) string {
 }
 
 // SetClock moves the node's wall clock to real time + offset (0 restores
-// it). It takes effect within 100 ms.
+// it), and returns once the node's TIME shows it (clockshift re-reads its
+// file at most every 100 ms): a fault strikes when it is in effect, not a
+// moment later. A node that does not answer TIME (paused, down) is not
+// waited for.
 func (n *Node) SetClock(ctx context.Context, offset time.Duration) error {
+	if err := n.setClock(ctx, offset); err != nil {
+		return err
+	}
+	return n.awaitClock(ctx, offset)
+}
+
+// awaitClock waits, up to 2 s, until the node's clock is within 50 ms of
+// real time + offset.
+func (n *Node) awaitClock(ctx context.Context, offset time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	rdb := n.Client()
+	defer rdb.Close()
+	var off time.Duration
+	for {
+		t, err := rdb.Time(ctx).Result()
+		if err != nil {
+			return nil // it answers nothing now: the file is what it will read
+		}
+		if off = t.Sub(time.Now()) - offset; off.Abs() < 50*time.Millisecond {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("clock of %s: still %s off %s after the offset was written", n.Name, off.Round(time.Millisecond), offset)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (n *Node) setClock(ctx context.Context, offset time.Duration) error {
 	if err := n.container(); err != nil {
 		return err
 	}

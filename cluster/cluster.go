@@ -19,6 +19,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/moby/moby/api/types/container"
@@ -183,6 +184,9 @@ type Cluster struct {
 	logsSince time.Time
 	// certs are the run's TLS certificates; nil without Spec.TLS.
 	certs *certs
+	// readers are the harness's clients of ReadKey (readkey.go).
+	readersMu sync.Mutex
+	readers   map[string]*redis.Client
 }
 
 // Start sweeps leftovers of dead runs, then starts the topology. On any
@@ -250,6 +254,7 @@ func Start(ctx context.Context, spec Spec) (_ *Cluster, err error) {
 // Close removes every container and network of the run. It is safe to call
 // more than once and with a cancelled parent context (use WithoutCancel).
 func (c *Cluster) Close(ctx context.Context) error {
+	c.closeReaders()
 	if c.target != nil {
 		return c.closeAttached(ctx)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -66,6 +67,23 @@ func (c *Cluster) Healthy(ctx context.Context) error {
 		}
 		roles[n.Name] = r
 	}
+	if err := c.shapeHealthy(ctx, roles); err != nil {
+		return err
+	}
+	// The shape is right; the masters must also take a lock's writes.
+	for _, n := range c.ByRole(RoleRedis) {
+		if roles[n.Name].role == "master" {
+			if err := n.writable(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// shapeHealthy checks the topology's shape: who is master, who follows it,
+// and that the Sentinels or the cluster bus agree.
+func (c *Cluster) shapeHealthy(ctx context.Context, roles map[string]replication) error {
 	if c.Spec.Topology == RedisCluster {
 		return c.clusterHealthy(ctx)
 	}
@@ -157,6 +175,43 @@ func (c *Cluster) Replicas(ctx context.Context) ([]*Node, error) {
 }
 
 type replication struct{ role, masterHost, masterPort, link string }
+
+// writable checks that master n takes the writes a lock makes. A DEL of a
+// key nobody uses, a write that changes nothing, is refused as a lock's SET
+// would be: NOREPLICAS while fewer replicas than min-replicas-to-write
+// have acknowledged within the lag (after a failover, until they resync),
+// MISCONF after a failed save, READONLY. A Redis Cluster node answers
+// MOVED for a key it does not serve before it looks at its replicas, so
+// there its good replicas are counted against min-replicas-to-write too.
+// On an attached deployment the rights are the owner's: not checked.
+func (n *Node) writable(ctx context.Context) error {
+	if n.cl.target != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	rdb := n.Client()
+	defer rdb.Close()
+	if err := rdb.Del(ctx, "deadbolt-health:write-probe").Err(); err != nil && !isReply(err, "MOVED ", "ASK ") {
+		return fmt.Errorf("%s refuses writes: %w", n.Name, err)
+	}
+	cfg, err := rdb.ConfigGet(ctx, "min-replicas-to-write").Result()
+	if err != nil {
+		return fmt.Errorf("CONFIG GET min-replicas-to-write on %s: %w", n.Name, err)
+	}
+	want, _ := strconv.Atoi(cfg["min-replicas-to-write"])
+	if want == 0 {
+		return nil
+	}
+	info, err := rdb.Info(ctx, "replication").Result()
+	if err != nil {
+		return fmt.Errorf("INFO replication on %s: %w", n.Name, err)
+	}
+	if good, err := strconv.Atoi(infoFields(info)["min_slaves_good_slaves"]); err != nil || good < want {
+		return fmt.Errorf("%s has %d good replicas, fewer than its min-replicas-to-write %d: it refuses writes (NOREPLICAS)", n.Name, good, want)
+	}
+	return nil
+}
 
 // replication asks the node its ROLE, a right the lock user has too (the
 // rueidis client asks it), so that an attached deployment's health is

@@ -72,16 +72,18 @@ func (n *Node) Addr() string {
 // on an attached cluster.
 func (n *Node) Client() *redis.Client { return n.clientWith(endpoints.DefaultClientOptions()) }
 
-// setupClient is Client with patient timeouts, for the steps that form a
-// cluster once and cannot be retried: on a loaded machine a node's reply
-// can take longer than the half second a fault's probe waits.
-func (n *Node) setupClient() *redis.Client {
+// PatientClient is Client with patient timeouts, for the steps that form a
+// cluster once and cannot be retried, and for a fault's own command: on a
+// loaded machine a node's reply can take longer than the half second a
+// probe waits, and a fault whose command timed out cannot tell whether it
+// struck (the run is unknown); the history stamps when it did.
+func (n *Node) PatientClient() *redis.Client {
 	o := endpoints.DefaultClientOptions()
 	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = setupTimeout, setupTimeout, setupTimeout
 	return n.clientWith(o)
 }
 
-// setupTimeout bounds each call of setupClient.
+// setupTimeout bounds each call of PatientClient.
 const setupTimeout = 5 * time.Second
 
 func (n *Node) clientWith(o endpoints.ClientOptions) *redis.Client {

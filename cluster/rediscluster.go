@@ -72,7 +72,7 @@ func (c *Cluster) formCluster(ctx context.Context) error {
 	nodes := c.ByRole(RoleRedis)
 	m := c.Spec.Masters
 	for i, n := range nodes {
-		rdb := n.setupClient()
+		rdb := n.PatientClient()
 		err := rdb.Do(ctx, "CLUSTER", "SET-CONFIG-EPOCH", i+1).Err()
 		if err == nil && i < m {
 			lo, hi := i*clusterSlots/m, (i+1)*clusterSlots/m-1
@@ -83,7 +83,7 @@ func (c *Cluster) formCluster(ctx context.Context) error {
 			return fmt.Errorf("%s: %w", n.Name, err)
 		}
 	}
-	first := nodes[0].setupClient()
+	first := nodes[0].PatientClient()
 	defer first.Close()
 	for _, n := range nodes[1:] {
 		if err := first.Do(ctx, "CLUSTER", "MEET", c.hosts.addrs[n.Name].String(), 6379).Err(); err != nil {
@@ -107,13 +107,13 @@ func (c *Cluster) formCluster(ctx context.Context) error {
 	}
 	for k, n := range nodes[m:] {
 		master := nodes[k%m]
-		mc := master.setupClient()
+		mc := master.PatientClient()
 		id, err := mc.Do(ctx, "CLUSTER", "MYID").Text()
 		mc.Close()
 		if err != nil {
 			return fmt.Errorf("CLUSTER MYID on %s: %w", master.Name, err)
 		}
-		rdb := n.setupClient()
+		rdb := n.PatientClient()
 		err = rdb.Do(ctx, "CLUSTER", "REPLICATE", id).Err()
 		rdb.Close()
 		if err != nil {
@@ -524,7 +524,7 @@ func (c *Cluster) migrateAuth() []any {
 	return []any{"AUTH2", user, pass}
 }
 
-// infoFields reads the "field:value" lines of CLUSTER INFO.
+// infoFields reads the "field:value" lines of INFO and CLUSTER INFO.
 func infoFields(info string) map[string]string {
 	out := map[string]string{}
 	for _, line := range strings.Split(info, "\r\n") {

@@ -43,7 +43,15 @@ func TestMinReplicasToWriteRefusesWritesWithoutReplicas(t *testing.T) {
 	now, err := c.Master(ctx)
 	require.NoError(t, err)
 	require.Equal(t, master.Name, now.Name, "no failover: only replicas were cut off")
-	require.Eventually(t, func() bool {
-		return rdb.Set(ctx, "after", "1", 0).Err() == nil
-	}, 20*time.Second, 100*time.Millisecond, "the master still refuses writes with its replicas back")
+	// Healthy means the write path works: a lock's write is taken at once.
+	require.NoError(t, rdb.Set(ctx, "after", "1", 0).Err(), "healthy, yet the master refuses writes")
+
+	// With fewer good replicas than it asks for, the master refuses every
+	// write, and the cluster is not healthy, whatever its shape.
+	require.NoError(t, rdb.ConfigSet(ctx, "min-replicas-to-write", "3").Err())
+	require.ErrorContains(t, rdb.Set(ctx, "more", "1", 0).Err(), "NOREPLICAS")
+	err = c.Healthy(ctx)
+	require.ErrorContains(t, err, master.Name+" refuses writes: NOREPLICAS")
+	require.NoError(t, rdb.ConfigSet(ctx, "min-replicas-to-write", "1").Err())
+	require.NoError(t, c.Healthy(ctx))
 }

@@ -156,6 +156,15 @@ func (f *fastDecoder) field(name string, v *fastjson.Value, op *Op) (bit uint32,
 	case "error":
 		i = 22
 		op.Error, ok = str(v, nil)
+	case "began":
+		i = 25
+		op.Began, ok = integer[int64](v)
+	case "ended":
+		i = 26
+		op.Ended, ok = integer[int64](v)
+	case "via":
+		i = 24
+		op.Via, ok = str(v, viaNames)
 	}
 	if i < 0 {
 		return 0, false
@@ -170,7 +179,10 @@ func b2i(b bool) int {
 	return 0
 }
 
-var stampNames = []string{StampClient}
+var (
+	stampNames = []string{StampClient}
+	viaNames   = []string{ViaExtend, ViaReacquire}
+)
 
 // plain reports whether line is printable ASCII without a backslash,
 // eight bytes at a time (every line read is tested).

@@ -46,6 +46,7 @@ var fastCorpus = []string{
 	`{"index":7,"time":99,"type":"ok","process":1,"f":"acquire","key":"k83","lease":"p1.1","owner":"tok","fence":3,"seq":2,"ttl":30000000,"deadline":123,"queued":5}`,
 	`{"index":8,"time":100,"type":"fail","process":2,"f":"acquire","key":"k","lease":"p2.1","refused":true}`,
 	`{"index":8,"time":100,"type":"fail","process":2,"f":"acquire","key":"k","lease":"p2.1","refused":false}`,
+	`{"index":9,"time":120,"type":"invoke","process":2,"f":"renew","key":"k","lease":"p2.1","via":"extend"}`,
 	`{"index":9,"time":101,"stamp":"client","type":"invoke","process":3,"f":"renew","key":"k","lease":"p3.1"}`,
 	`{"index":10,"time":102,"type":"info","process":3,"f":"release","key":"k","lease":"p3.1","error":"timeout","next":51}`,
 	`{"index":11,"time":103,"type":"ok","process":4,"f":"read","key":"k","value":-7}`,

@@ -27,7 +27,9 @@ type F string
 const (
 	Acquire F = "acquire"
 	Release F = "release"
-	// Renew is a watchdog renewal inside the client, on a process of its own.
+	// Renew is a renewal of a held lease: the lock's own (a watchdog
+	// inside the client, on a process of its own) or one the holder asked
+	// for (Via names the call, on the client's process).
 	Renew F = "renew"
 	// Lost is the client's lock telling its holder the lease is gone.
 	Lost F = "lost"
@@ -61,10 +63,22 @@ const (
 	// told the harness first. The checkers judge whether a fault staged it.
 	// An invoke and an ok at one instant, like a phase mark.
 	Failover F = "failover"
+	// Inspect is the harness reading a lock key on the lock service's
+	// nodes right after an acquire the lock refused that said which token
+	// it tried (Lease names that acquire, Owner on the invoke its token):
+	// the ok completion's Owner is that token when a node held it (Node
+	// names the nodes), empty when none did. On the harness's process.
+	Inspect F = "inspect"
 	// Tilt is a Sentinel entering (Node "entered") or leaving ("left") TILT
 	// mode: its timer fired more than 2 s late (the process was starved),
 	// and it acts on nothing for 30 s. Fault names the Sentinel.
 	Tilt F = "tilt"
+)
+
+// The calls a holder makes on a lease it holds, recorded as renewals.
+const (
+	ViaExtend    = "extend"
+	ViaReacquire = "reacquire"
 )
 
 // Phase is a stretch of a run, as the history marks it.
@@ -135,8 +149,20 @@ type Op struct {
 	// the client on the history's clock; 0 when it never did.
 	Queued int64 `json:"queued,omitempty"`
 	// Refused marks a failed acquire the lock refused because the key was
-	// taken, as opposed to one that could not reach the service.
+	// taken, as opposed to one that could not reach the service; on a
+	// failed renewal, the lock said the lease was no longer the holder's.
 	Refused bool `json:"refused,omitempty"`
+	// Via, on a renewal, is the call the holder made (ViaExtend,
+	// ViaReacquire); empty for the lock's own watchdog renewals.
+	Via string `json:"via,omitempty"`
+	// Began, on a client operation's completion, is when the client began
+	// it, by its own clock on the history's timeline (0: it did not say):
+	// a request written to a stopped client waits there, and nothing it
+	// does reaches Redis before this.
+	Began int64 `json:"began,omitempty"`
+	// Ended is when the client's call returned, by its own clock (0: it
+	// did not say): Ended - Began is how long the lock took.
+	Ended int64 `json:"ended,omitempty"`
 	// Value and Prev are resource values (see Read, Write, Order).
 	Value *int64 `json:"value,omitempty"`
 	Prev  *int64 `json:"prev,omitempty"`
@@ -211,7 +237,7 @@ func (o Op) Validate() error {
 	if !o.Type.valid() {
 		return fmt.Errorf("unknown type %q", o.Type)
 	}
-	if !o.F.IsLock() && !o.F.IsResource() && !o.F.IsNemesis() {
+	if !o.F.IsLock() && !o.F.IsResource() && !o.F.IsNemesis() && o.F != Inspect {
 		return fmt.Errorf("unknown f %q", o.F)
 	}
 	if o.Time < 0 {
@@ -235,13 +261,19 @@ func (o Op) Validate() error {
 	if o.Next != 0 && (o.Type != Info || o.Process < 0 || o.Next <= o.Process) {
 		return fmt.Errorf("next %d on a %s of process %d: only a client's info completion names its successor, a later process", o.Next, o.Type, o.Process)
 	}
-	if o.InOp != nil && (o.F != FaultStart && o.F != FaultEnd || o.InOp.Op != Acquire && o.InOp.Op != Release || o.InOp.Delay < 0 || o.InOp.Latency < 0) {
-		return fmt.Errorf("in_op %+v on a %s: only a fault's start or end struck inside an acquire or a release has one", *o.InOp, o.F)
+	if o.InOp != nil && (o.F != FaultStart && o.F != FaultEnd || o.InOp.Op != Acquire && o.InOp.Op != Release && o.InOp.Op != Renew || o.InOp.Delay < 0 || o.InOp.Latency < 0) {
+		return fmt.Errorf("in_op %+v on a %s: only a fault's start or end struck inside an acquire, a release or a renewal has one", *o.InOp, o.F)
+	}
+	if o.Via != "" && (o.F != Renew || o.Via != ViaExtend && o.Via != ViaReacquire) {
+		return fmt.Errorf("via %q on a %s: only a renewal the holder asked for has one (%s or %s)", o.Via, o.F, ViaExtend, ViaReacquire)
+	}
+	if o.Began < 0 || o.Ended < 0 || (o.Began != 0 || o.Ended != 0) && (!o.Type.Completes() || o.Process < 0 || o.Ended != 0 && o.Ended < o.Began) {
+		return fmt.Errorf("began %d and ended %d on a %s of process %d: only a client's completion has them, ended after began", o.Began, o.Ended, o.Type, o.Process)
 	}
 	switch {
 	case o.F.IsNemesis() != (o.Process == NemesisProcess):
 		return fmt.Errorf("f %q on process %d", o.F, o.Process)
-	case o.Process == HarnessProcess && !o.F.IsResource():
+	case o.Process == HarnessProcess && !o.F.IsResource() && o.F != Inspect:
 		return fmt.Errorf("f %q on the harness process", o.F)
 	case o.Process < HarnessProcess:
 		return fmt.Errorf("process %d: client processes are numbered from 0", o.Process)

@@ -86,7 +86,7 @@ var decodeOptions = json.JoinOptions(
 var (
 	typeNames = []string{string(Invoke), string(OK), string(Fail), string(Info)}
 	fNames    = []string{string(Acquire), string(Release), string(Renew), string(Lost), string(Read), string(Write),
-		string(Order), string(FaultStart), string(FaultEnd), string(HealthBefore), string(HealthAfter)}
+		string(Order), string(FaultStart), string(FaultEnd), string(HealthBefore), string(HealthAfter), string(Inspect)}
 )
 
 // constant reads a JSON string, returning the one of names it equals

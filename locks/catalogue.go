@@ -23,6 +23,11 @@ type Catalogue interface {
 	HasPoint(name, point string) error
 	// Reentrant: the lock lets a holder acquire a key it holds again.
 	Reentrant(name string) bool
+	// Fencing: the lock's grants carry a fencing token.
+	Fencing(name string) bool
+	// Queues: the lock keeps waiters in line and says when one stands in
+	// it, so a queue's order can be judged.
+	Queues(name string) bool
 	// Summary says what the lock is, in a line.
 	Summary(name string) string
 	// SentinelMode is the way of following a Sentinel failover to ask the
@@ -34,6 +39,9 @@ type Catalogue interface {
 	// a CA (tls_ca): a lock that does not know TLS is refused before a
 	// TLS cluster starts, rather than met by nodes that refuse plaintext.
 	TLS(name string) error
+	// Offers checks that the lock offers a call on a held lease
+	// (CallExtend, CallReacquire), which a workload needs.
+	Offers(name, call string) error
 }
 
 // Registry is the catalogue of the locks compiled into deadbolt.
@@ -47,6 +55,8 @@ func (registryCatalogue) Fits(name string, groups int) error { return Fits(name,
 func (registryCatalogue) RunsOn(name, topology string) error { return RunsOn(name, topology) }
 func (registryCatalogue) HasPoint(name, point string) error  { return HasPoint(name, point) }
 func (registryCatalogue) Reentrant(name string) bool         { return Reentrant(name) }
+func (registryCatalogue) Fencing(name string) bool           { return Fencing(name) }
+func (registryCatalogue) Queues(name string) bool            { return Queues(name) }
 func (registryCatalogue) Summary(name string) string         { return Summary(name) }
 
 // The Go locks follow a failover either way (endpoints.ClientOptions).
@@ -55,6 +65,40 @@ func (registryCatalogue) SentinelMode(_, asked string) (string, error) { return 
 // The Go locks dial through the endpoints' Dialer (go-redis clients from
 // OneClient, rueidis's DialCtxFn), which does the TLS handshake itself.
 func (registryCatalogue) TLS(string) error { return nil }
+
+func (registryCatalogue) Offers(name, call string) error {
+	if err := Lookup(name); err != nil {
+		return err
+	}
+	return offers(name, "", call, Calls(name))
+}
+
+// offers checks that calls, a lock's, include call.
+func offers(name, driver, call string, calls []string) error {
+	if slices.Contains(calls, call) {
+		return nil
+	}
+	have := "none"
+	if len(calls) > 0 {
+		have = strings.Join(calls, ", ")
+	}
+	of := ""
+	if driver != "" {
+		of = " of driver " + driver
+	}
+	return fmt.Errorf("lock %s%s does not offer %s on a held lease (its calls: %s)", name, of, call, have)
+}
+
+// unreachableFor is the fewest unreachable masters the lock runs over,
+// to build it without dialling.
+func unreachableFor(name string) endpoints.Endpoints {
+	for n := 1; n <= maxGroups; n++ {
+		if Fits(name, n) == nil {
+			return endpoints.Unreachable(n)
+		}
+	}
+	return endpoints.Unreachable(1)
+}
 
 // Declaration is what a driver's hello may say about one of its locks
 // (docs/driver-protocol.md, "lock_info"), so that a scenario it cannot run
@@ -69,6 +113,11 @@ type Declaration struct {
 	Points []string `json:"points,omitempty"`
 	// Reentrant: a holder may acquire a key it holds again (one hold).
 	Reentrant bool `json:"reentrant,omitempty"`
+	// Fencing: the lock's grants carry a fencing token (the reply's fence).
+	Fencing bool `json:"fencing,omitempty"`
+	// Queues: the lock keeps waiters in line and says when an acquire
+	// stands in it (the reply's queued_mono_ns).
+	Queues bool `json:"queues,omitempty"`
 	// Sentinel lists the ways the lock's library follows a Sentinel
 	// failover ("switch", "reconnect": the protocol's options.sentinel);
 	// none declared: both.
@@ -80,6 +129,14 @@ type Declaration struct {
 	// TLS: the lock connects over TLS, verified by the endpoints' tls_ca,
 	// when they carry one; none declared: it is never sent a TLS cluster.
 	TLS bool `json:"tls,omitempty"`
+	// Calls are the calls the lock offers on a held lease: "extend",
+	// "reacquire" (the protocol's ops of those names).
+	Calls []string `json:"calls,omitempty"`
+	// Library and Version name the third-party library the lock runs and
+	// the version the driver was built with, as the driver's own build
+	// reports it (absent for deadbolt's own locks).
+	Library string `json:"library,omitempty"`
+	Version string `json:"version,omitempty"`
 }
 
 // topologies are every topology's name, for Declare.
@@ -90,7 +147,7 @@ const maxGroups = 9
 
 // Declare is a registered lock's declaration: the Go driver's hello.
 func Declare(name string) Declaration {
-	d := Declaration{Summary: Summary(name), Points: Points(name), Reentrant: Reentrant(name), TLS: Registry.TLS(name) == nil}
+	d := Declaration{Summary: Summary(name), Points: Points(name), Reentrant: Reentrant(name), Fencing: Fencing(name), Queues: Queues(name), TLS: Registry.TLS(name) == nil, Calls: Calls(name)}
 	for n := 1; n <= maxGroups; n++ {
 		if Fits(name, n) != nil {
 			continue
@@ -174,6 +231,10 @@ func (d Declared) HasPoint(name, point string) error {
 
 func (d Declared) Reentrant(name string) bool { return d.Info[name].Reentrant }
 
+func (d Declared) Fencing(name string) bool { return d.Info[name].Fencing }
+
+func (d Declared) Queues(name string) bool { return d.Info[name].Queues }
+
 func (d Declared) Summary(name string) string {
 	if s := d.Info[name].Summary; s != "" {
 		return s
@@ -193,6 +254,13 @@ func (d Declared) SentinelMode(name, asked string) (string, error) {
 	}
 	return "", fmt.Errorf("lock %s of driver %s follows a Sentinel failover only by %s (its lock_info's sentinel), and the scenario asks for %s",
 		name, d.Driver, strings.Join(modes, " or "), asked)
+}
+
+func (d Declared) Offers(name, call string) error {
+	if err := d.Lookup(name); err != nil {
+		return err
+	}
+	return offers(name, d.Driver, call, d.Info[name].Calls)
 }
 
 func (d Declared) TLS(name string) error {

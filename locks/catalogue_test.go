@@ -20,12 +20,19 @@ func TestDeclarationsAnswerAsTheRegistry(t *testing.T) {
 		info[n] = locks.Declare(n)
 	}
 	require.Equal(t, locks.Declaration{Summary: locks.Summary("simple"), MinGroups: 1, MaxGroups: 1,
-		Topologies: []string{"sentinel", "independent", "cluster"}, TLS: true}, info["simple"])
+		Topologies: []string{"sentinel", "independent", "cluster"}, TLS: true, Calls: []string{locks.CallExtend}}, info["simple"])
+	require.Equal(t, []string{locks.CallExtend}, info["redsync"].Calls, "redsync's Extend")
+	require.Empty(t, info["fair"].Calls, "a fair lock offers no call on a held lease")
 	require.Equal(t, []string{"sentinel", "independent"}, info["redlock"].Topologies, "RedLock refuses one cluster's masters")
 	require.ErrorContains(t, locks.RunsOn("redlock", "cluster"), "on one Redis Cluster a key lives only on its slot's master")
 	require.Equal(t, 1, info["redlock"].MinGroups)
 	require.Zero(t, info["redlock"].MaxGroups, "no bound")
 	require.True(t, info["reentrant"].Reentrant)
+	require.True(t, info["fenced"].Fencing, "fenced hands out tokens")
+	require.False(t, info["simple"].Fencing)
+	require.True(t, info["fair"].Queues, "the fair lock keeps its waiters in line")
+	require.False(t, info["reentrant"].Queues, "re-entry is no queue")
+	require.False(t, info["simple"].Queues)
 	require.Equal(t, locks.Points("get-then-del"), info["get-then-del"].Points)
 
 	d := locks.Declared{Driver: "some-driver", Locks: names, Info: info}
@@ -37,7 +44,12 @@ func TestDeclarationsAnswerAsTheRegistry(t *testing.T) {
 			require.Equal(t, locks.RunsOn(n, topology) == nil, d.RunsOn(n, topology) == nil, "%s on %s", n, topology)
 		}
 		require.Equal(t, locks.Reentrant(n), d.Reentrant(n), n)
+		require.Equal(t, locks.Fencing(n), d.Fencing(n), n)
+		require.Equal(t, locks.Queues(n), d.Queues(n), n)
 		require.Equal(t, locks.HasPoint(n, "after-get") == nil, d.HasPoint(n, "after-get") == nil, n)
+		for _, call := range []string{locks.CallExtend, locks.CallReacquire} {
+			require.Equal(t, locks.Registry.Offers(n, call) == nil, d.Offers(n, call) == nil, "%s %s", n, call)
+		}
 		require.NoError(t, d.TLS(n), "every Go lock dials through the endpoints' Dialer, TLS included")
 	}
 	require.ErrorContains(t, d.Lookup("nope"), `unknown lock "nope": driver some-driver offers bsm, `)

@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	Register("fenced", "simple plus a fencing token: one script does SET NX PX and, only then, INCR key:fence", NewFenced)
+	RegisterFencing("fenced", "simple plus a fencing token: one script does SET NX PX and, only then, INCR key:fence", NewFenced)
 }
 
 var fencedAcquireScript = script("fenced_acquire.lua")

@@ -184,6 +184,7 @@ type entry struct {
 	f             Factory
 	points        []string
 	reentrant     bool
+	fencing       bool
 }
 
 var registry = map[string]entry{}
@@ -207,6 +208,20 @@ func RegisterReentrant(name, summary string, f Factory, points ...string) {
 	e.reentrant = true
 	registry[name] = e
 }
+
+// RegisterFencing is Register for a lock whose grants carry a fencing
+// token (Lease.Fence): a resource guarded by it can refuse a stale holder,
+// so the matrix and the audit judge it with the register that checks the
+// tokens (the fenced workload) where they would run the plain counter.
+func RegisterFencing(name, summary string, f Factory, points ...string) {
+	Register(name, summary, f, points...)
+	e := registry[name]
+	e.fencing = true
+	registry[name] = e
+}
+
+// Fencing reports a lock registered with RegisterFencing.
+func Fencing(name string) bool { return registry[name].fencing }
 
 // Reentrant reports a lock registered with RegisterReentrant.
 func Reentrant(name string) bool { return registry[name].reentrant }
@@ -397,4 +412,31 @@ func Refused(err error) bool {
 	}
 	var op *net.OpError
 	return !errors.As(err, &op)
+}
+
+// tried is an acquire's error that says which token the acquire tried to
+// set, so that the harness can look for it after a refusal.
+type tried struct {
+	err   error
+	token string
+}
+
+func (t tried) Error() string { return t.err.Error() }
+func (t tried) Unwrap() error { return t.err }
+
+// WithToken marks an acquire's error with the token it tried to set.
+func WithToken(err error, token string) error {
+	if err == nil || token == "" {
+		return err
+	}
+	return tried{err, token}
+}
+
+// TriedToken is the token an acquire's error says it tried, if it says.
+func TriedToken(err error) string {
+	var t tried
+	if errors.As(err, &t) {
+		return t.token
+	}
+	return ""
 }

@@ -10,6 +10,21 @@ import "context"
 
 type queuedKey struct{}
 
+// Queuer is a lock that keeps waiters in line and says so (NoteQueued):
+// a scenario that judges the queue's order runs only such a lock.
+type Queuer interface {
+	// Queues reports that the lock keeps its waiters in line.
+	Queues() bool
+}
+
+// Queues reports that the registered lock keeps waiters in line.
+func Queues(name string) bool {
+	return inspect(name, func(l Lock) bool {
+		q, ok := l.(Queuer)
+		return ok && q.Queues()
+	})
+}
+
 // WithQueued returns ctx with a hook that an Acquire under it calls once it
 // stands in the lock's queue (after the reply that put it there).
 func WithQueued(ctx context.Context, hook func()) context.Context {

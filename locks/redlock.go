@@ -115,3 +115,24 @@ func (r *Redlock) onAll(ctx context.Context, timeout time.Duration, f func(conte
 	wg.Wait()
 	return trues, errs
 }
+
+// Extend gives l a new TTL on every master that still holds its token; it
+// is extended when a quorum did within the new validity, as an acquire
+// counts. Short of that it is no longer held only when every master
+// answered: extending some copies took effect.
+func (r *Redlock) Extend(ctx context.Context, l *Lease) error {
+	start := time.Now()
+	extended, errs := r.onAll(ctx, r.nodeTimeout, func(ctx context.Context, rdb redis.UniversalClient) (bool, error) {
+		n, err := extendScript.Run(ctx, rdb, []string{l.Key}, l.Token, r.o.TTL.Milliseconds()).Int()
+		return n == 1, err
+	})
+	deadline := r.o.deadline(start)
+	switch {
+	case extended >= r.quorum && time.Now().Before(deadline):
+		l.Deadline = deadline
+		return nil
+	case errs == 0 && extended == 0:
+		return fmt.Errorf("%w: no master still had it", ErrNotHeld)
+	}
+	return fmt.Errorf("extended on %d of %d masters (%d without an answer in %s), quorum %d", extended, len(r.nodes), errs, r.nodeTimeout, r.quorum)
+}

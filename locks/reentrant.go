@@ -110,6 +110,9 @@ func newHashFactory(kind *hashKind, watchdog bool) Factory {
 // Close closes the lock's connections.
 func (h *hashLock) Close() error { return h.rdb.Close() }
 
+// Queues: the fair kinds keep a line of waiters.
+func (h *hashLock) Queues() bool { return h.kind.leave != nil }
+
 // grant is an acquire script's answer.
 type grant struct {
 	ok         bool
@@ -307,16 +310,7 @@ func (h *hashLock) hold(key, owner string, g grant, start time.Time) *Lease {
 
 // renew extends our hold by TTL when it is still ours.
 func (h *hashLock) renew(ctx context.Context, key, owner string) error {
-	n, err := reentrantRenewScript.Run(ctx, h.rdb, []string{key}, owner, h.o.TTL.Milliseconds()).Int()
-	switch {
-	case err != nil && Unapplied(err):
-		return errors.Join(ErrNoEffect, err)
-	case err != nil:
-		return err
-	case n == 0:
-		return ErrNotHeld
-	}
-	return nil
+	return ownerChecked(ctx, h.rdb, h.o.Timeout, reentrantRenewScript, key, owner, h.o.TTL.Milliseconds())
 }
 
 // undo deletes whatever hold owner may have on key, and its place in line,

@@ -75,18 +75,7 @@ func (s *Simple) Release(ctx context.Context, l *Lease) error {
 
 // releaseOn runs the owner-checked release on one node.
 func releaseOn(ctx context.Context, rdb redis.UniversalClient, timeout time.Duration, l *Lease) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	n, err := releaseScript.Run(ctx, rdb, []string{l.Key}, l.Token).Int()
-	switch {
-	case err != nil && Unapplied(err):
-		return errors.Join(ErrNoEffect, err)
-	case err != nil:
-		return err
-	case n == 0:
-		return ErrNotHeld
-	}
-	return nil
+	return ownerChecked(ctx, rdb, timeout, releaseScript, l.Key, l.Token)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
@@ -98,4 +87,14 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// Extend gives l a new TTL when its key still holds l's token.
+func (s *Simple) Extend(ctx context.Context, l *Lease) error {
+	start := time.Now()
+	if err := extendOn(ctx, s.rdb, s.o.Timeout, l); err != nil {
+		return err
+	}
+	l.Deadline = s.o.deadline(start)
+	return nil
 }

@@ -44,6 +44,17 @@ func init() {
 			}
 			return heal, eachNode(ctx, t, func(n *cluster.Node, ctx context.Context) error { return n.SetClock(ctx, by) })
 		}))
+	registerFault("kill-connections", "primary", "close every client connection of the nodes (CLIENT KILL TYPE normal): the server and its keys live on, and each client must reconnect; nothing to heal",
+		FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
+			return nil, eachNode(ctx, t, func(n *cluster.Node, ctx context.Context) error {
+				rdb := n.PatientClient()
+				defer rdb.Close()
+				if err := rdb.Do(ctx, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes").Err(); err != nil {
+					return fmt.Errorf("%s: CLIENT KILL: %w", n.Name, err)
+				}
+				return nil
+			})
+		}))
 	registerFault("sentinel-failover", "sentinel", "ask a Sentinel for a graceful failover (SENTINEL FAILOVER) and wait until another node is master",
 		FaultFunc(sentinelFailover))
 }
@@ -65,7 +76,7 @@ func sentinelFailover(ctx context.Context, env Env, t Target, _ time.Duration) (
 	if err != nil {
 		return nil, err
 	}
-	s := t.Nodes[0].Client()
+	s := t.Nodes[0].PatientClient()
 	defer s.Close()
 	if err := s.Do(ctx, "SENTINEL", "FAILOVER", env.Cluster.GroupName()).Err(); err != nil {
 		return nil, fmt.Errorf("SENTINEL FAILOVER: %w", err)

@@ -66,7 +66,7 @@ func NeedsOf(name string, p Params) (Needs, error) {
 
 // byCommand are the faults on nodes made by a Redis command alone, which a
 // deployment deadbolt did not start still takes.
-var byCommand = map[string]bool{"sentinel-failover": true}
+var byCommand = map[string]bool{"sentinel-failover": true, "kill-connections": true}
 
 // NodeFaults lists the faults of a schedule that act on nodes (kill,
 // restart, freeze, isolate, move a clock, fail over): they need deadbolt's

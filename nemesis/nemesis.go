@@ -66,7 +66,8 @@ type Params struct {
 	// acquire (the default) or an ok read of the resource under the lease
 	// (inside the critical section, before the write).
 	On history.F `json:"on,omitempty"`
-	// Client targets client slot n when Key is empty.
+	// Client targets client slot n when Key is empty; with Key, n > 0
+	// targets that slot's hold of Key (0: any client's).
 	Client int `json:"client,omitempty"`
 	// Point stops the victim at this named point inside the lock.
 	Point string `json:"point,omitempty"`

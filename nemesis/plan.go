@@ -512,18 +512,34 @@ func (n *Plan) inflict(ctx context.Context, env Env, i int, s Step, last bool, e
 	}
 	healed := make(chan struct{})
 	wg.Add(1)
+	// A Sentinel's +switch-master away from the struck master, recorded
+	// from the strike on, is the failover the step waits for, however
+	// slowly the Sentinels answer a question about it afterwards.
+	var switched <-chan history.Op
+	unwatch := func() {}
+	if s.Failover && ierr == nil && !instant && master != nil && env.Rec != nil {
+		switched, unwatch = env.Rec.Watch(func(op history.Op) bool {
+			return op.F == history.Failover && strings.HasPrefix(op.Node, master.Name+" -> ")
+		})
+	}
 	go func() {
 		defer wg.Done()
 		defer close(healed)
+		defer unwatch()
 		if ierr == nil && !instant {
-			hold := s.hold(env.TTL)
-			if hold == 0 {
-				hold = time.Duration(1<<63 - 1)
+			if hold := s.hold(env.TTL); hold > 0 {
+				// A fault that struck lasts its planned time even past the
+				// fault phase's end: the phase bounds when steps may strike,
+				// not what a struck one does (a pause cut short by a late
+				// moment would stage nothing). The workload runs on until
+				// the nemesis returns.
+				sleep(halt(env), hold)
+			} else {
+				<-ctx.Done() // held until the fault phase ends
 			}
-			sleep(ctx, hold)
 		}
 		if s.Failover && ierr == nil && !instant {
-			n.awaitFailover(ctx, env, i, s, master)
+			n.awaitFailover(ctx, env, i, s, master, switched)
 		}
 		var next *workloads.Caught
 		if s.Handoff && ierr == nil && !instant {
@@ -573,11 +589,21 @@ func (n *Plan) handoff(ctx context.Context, env Env, i int, s Step, w *window) *
 }
 
 // awaitFailover waits until Sentinel names a master other than old (the
-// master when the step struck), polling; when the fault phase ends first,
+// master when the step struck): its +switch-master announcement
+// (switched), or, polling, a majority of Sentinels naming another; when the fault phase ends first,
 // the failover step i stages is recorded as missed: the run did not stage
 // it. With no master known at the strike, none can be told to have moved.
-func (n *Plan) awaitFailover(ctx context.Context, env Env, i int, s Step, old *cluster.Node) {
+func (n *Plan) awaitFailover(ctx context.Context, env Env, i int, s Step, old *cluster.Node, switched <-chan history.Op) {
+	announced := false
 	moved := func(ctx context.Context) bool {
+		select {
+		case <-switched:
+			announced = true
+		default:
+		}
+		if announced {
+			return true
+		}
 		m, err := env.Cluster.Master(ctx)
 		return err == nil && old != nil && m.Name != old.Name
 	}

@@ -3,6 +3,7 @@ package nemesis_test
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -74,6 +75,8 @@ func TestPlanStepsAreCheckedBeforeAnyContainer(t *testing.T) {
 		{nemesis.Step{Fault: "meteor"}, `unknown fault "meteor"`},
 		{nemesis.Step{Fault: "kill", Target: "rack:2"}, `bad target "rack:2"`},
 		{nemesis.Step{Fault: "link-cut", Target: "link:x:redis-1"}, `bad target "link:x:redis-1"`},
+		{nemesis.Step{Fault: "pause-client", Target: "holder:x", Key: "k"}, `bad target "holder:x"`},
+		{nemesis.Step{Fault: "pause-client", Target: "holder:-1", Key: "k"}, `bad target "holder:-1"`},
 		{nemesis.Step{Fault: "kill", For: -time.Second}, "negative"},
 		{nemesis.Step{Fault: "link-delay", Target: "link:0:redis-1", Under: true}, "a grant under the fault needs a wait key"},
 		{nemesis.Step{Fault: "pause-client", Target: "client:0", WaitKey: "k", Under: true}, "a node or link target"},
@@ -81,7 +84,9 @@ func TestPlanStepsAreCheckedBeforeAnyContainer(t *testing.T) {
 		_, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{tc.step}})
 		require.ErrorContains(t, err, tc.want)
 	}
-	_, err := nemesis.New("plan", nemesis.Params{})
+	_, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{{Fault: "pause-client", Target: "holder:3", Key: "k"}}})
+	require.NoError(t, err, "a slot's hold of the key")
+	_, err = nemesis.New("plan", nemesis.Params{})
 	require.ErrorContains(t, err, "at least one step")
 }
 
@@ -140,4 +145,43 @@ func TestPlanChecksHealthAroundEachFault(t *testing.T) {
 	}
 	require.Equal(t, 2, troubles, "both checks are anomalies")
 	require.NoError(t, down.Start(context.Background()))
+}
+
+// A fault that struck lasts its planned time even when the fault phase
+// ends a moment after the strike: the phase bounds when steps strike, not
+// how long a struck one lasts, so a late moment does not leave a pause too
+// short for a lease to run out.
+func TestAFaultOutlastsTheFaultPhaseThatEndsAfterItStruck(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
+	const hold = 2 * time.Second
+	n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{
+		{Fault: "pause-node", Target: "node:redis-1", For: hold},
+	}})
+	require.NoError(t, err)
+	rec := history.NewRecorder(nil)
+	env := nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second, HealthTimeout: 5 * time.Second}
+	ctx, cancel := context.WithCancel(context.Background())
+	phaseEnded := make(chan int64, 1)
+	go func() {
+		for !slices.ContainsFunc(rec.Ops(), func(op history.Op) bool { return op.F == history.FaultStart && op.Type == history.OK }) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		phaseEnded <- rec.Now()
+		cancel() // the fault phase ends a moment after the strike
+	}()
+	require.NoError(t, n.Run(ctx, env))
+	ended := <-phaseEnded
+	var start, end int64
+	for _, op := range rec.Ops() {
+		require.NotEqual(t, history.FaultMissed, op.F, "a struck fault is not missed: %+v", op)
+		switch {
+		case op.F == history.FaultStart && op.Type == history.OK:
+			start = op.Time
+		case op.F == history.FaultEnd && op.Type == history.OK:
+			end = op.Time
+		}
+	}
+	require.NotZero(t, end, "the fault healed")
+	require.GreaterOrEqual(t, time.Duration(end-start), hold, "the pause lasted its planned time")
+	require.Greater(t, end, ended, "the heal came after the fault phase ended")
 }

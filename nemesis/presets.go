@@ -44,7 +44,7 @@ func init() {
 	preset("crash-at", "",
 		"stop a client inside the lock at a named point (such as between SETNX and EXPIRE) and kill it there",
 		func(p Params) (Step, error) { return pointStep("crash-client", p) })
-	for _, f := range []string{"pause-in-acquire", "pause-in-release", "crash-in-acquire", "crash-in-release"} {
+	for _, f := range []string{"pause-in-acquire", "pause-in-release", "pause-in-extend", "crash-in-acquire", "crash-in-release"} {
 		summary, _ := FaultSummary(f)
 		preset(f, "", summary+"; fresh requests (of the holder of a key, or of a named client) until one lands where it harms, at most `strikes`",
 			func(p Params) (Step, error) {
@@ -70,12 +70,15 @@ func preset(name, topology, summary string, step func(Params) (Step, error)) {
 	})
 }
 
-// clientStep aims fault at the holder of p.Key (shown by p.On), or else at
-// client slot p.Client.
+// clientStep aims fault at the holder of p.Key (shown by p.On; client slot
+// p.Client's hold when p.Client > 0), or else at client slot p.Client.
 func clientStep(fault string, p Params) Step {
 	s := Step{Fault: fault, Target: "client:" + strconv.Itoa(p.Client), After: p.After, For: p.For, Handoff: p.Handoff}
 	if p.Key != "" {
 		s.Target, s.Key, s.On = "holder", p.Key, p.On
+		if p.Client > 0 {
+			s.Target = "holder:" + strconv.Itoa(p.Client)
+		}
 	}
 	return s
 }

@@ -44,3 +44,23 @@ func TestUnknownNemesis(t *testing.T) {
 	require.False(t, nemesis.Runs("isolate-primary", "independent"))
 	require.True(t, nemesis.Runs("none", "independent"), "no fault needs no topology")
 }
+
+// A preset aimed at a key's holder takes a client slot beside the key as
+// that slot's hold of it (a rolling upgrade's old client), and any
+// client's without one.
+func TestClientPresetsAimAtASlotsHoldOfTheKey(t *testing.T) {
+	for _, tc := range []struct {
+		p    nemesis.Params
+		want string
+	}{
+		{nemesis.Params{Key: "k0"}, "holder"},
+		{nemesis.Params{Key: "k0", Client: 2}, "holder:2"},
+		{nemesis.Params{Client: 2}, "client:2"},
+	} {
+		n, err := nemesis.New("pause-client", tc.p)
+		require.NoError(t, err)
+		plan, ok := n.(*nemesis.Plan)
+		require.True(t, ok)
+		require.Equal(t, tc.want, plan.Steps[0].Target, "%+v", tc.p)
+	}
+}

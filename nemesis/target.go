@@ -21,11 +21,12 @@ import (
 //	node:N1,N2         the named nodes
 //	client:S           client slot S's current process (S = *: a slot chosen by the seed)
 //	holder             the client that holds the step's key, the moment it does
+//	holder:S           client slot S, the moment it holds the step's key
 //	link:S:N1,N2       client slot S's links to the named nodes (S = *: chosen
 //	                   by the seed; nodes = minority or majority: chosen by the seed)
 //
 // SelectorHelp lists the target selectors.
-var SelectorHelp = "primary, replica, sentinel, minority, majority, node:NAMES, client:SLOT, holder, link:SLOT:NAMES (SLOT may be *, NAMES of a link minority or majority)"
+var SelectorHelp = "primary, replica, sentinel, minority, majority, node:NAMES, client:SLOT, holder, holder:SLOT, link:SLOT:NAMES (SLOT may be *, NAMES of a link minority or majority)"
 
 // CheckSelector rejects a selector that can never resolve, before any
 // container starts: a scenario file's target, say.
@@ -34,8 +35,12 @@ func CheckSelector(sel string) error { return checkSelector(sel) }
 func checkSelector(sel string) error {
 	kind, arg, _ := strings.Cut(sel, ":")
 	switch kind {
-	case "primary", "replica", "sentinel", "minority", "majority", "holder":
+	case "primary", "replica", "sentinel", "minority", "majority":
 		if arg == "" {
+			return nil
+		}
+	case "holder":
+		if n, err := strconv.Atoi(arg); arg == "" || (err == nil && n >= 0) {
 			return nil
 		}
 	case "node":
@@ -117,11 +122,13 @@ func resolve(ctx context.Context, env Env, sel, key string, on history.F) (Targe
 		}
 		return nodes(ns...)
 	case "client", "holder":
-		slot := 0
+		slot := AnySlot // holder: any client's hold; holder:N client slot N's
 		if kind == "client" {
 			key, slot = "", slotOf(env, arg)
 		} else if key == "" {
 			return Target{}, fmt.Errorf("target holder needs the step's key")
+		} else if arg != "" {
+			slot = slotOf(env, arg)
 		}
 		return victim(ctx, env, slot, key, on)
 	case "link":

@@ -21,7 +21,7 @@ func Markdown(r *Results) string {
 	fmt.Fprintf(&b, "**Verdict: %s**, expected %s: %s.\n\n%s\n\n", r.Verdict, r.Expected, outcomeWords(r), r.Reason)
 	fmt.Fprintf(&b, "| | |\n|---|---|\n")
 	rows := [][2]string{
-		{"lock", LockText(r)}, {"topology", r.Topology}, {"workload", r.Workload}, {"nemesis", r.Nemesis},
+		{"lock", LockText(r)}, {"server", orNone(r.Server.String())}, {"topology", r.Topology}, {"workload", r.Workload}, {"nemesis", r.Nemesis},
 		{"client processes", fmt.Sprint(r.Clients)}, {"workload time", fmt.Sprintf("%.0fs", r.TimeS)},
 		{"phases", orNone(checker.PhasesText(r.Phases))},
 		{"operations", fmt.Sprint(r.Ops)},

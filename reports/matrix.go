@@ -20,8 +20,22 @@ const (
 	MatrixHTMLFile     = "matrix.html"
 )
 
-// Matrix is what `deadbolt matrix` ran.
+// The kinds of matrix: the Redlock debate's locks under its failures
+// (`deadbolt matrix`), and the audit of lock libraries, one row per
+// library version, its columns the failures and the findings
+// (`deadbolt audit`). Each writes KIND.md, KIND.html and KIND.json.
+const (
+	KindMatrix = "matrix"
+	KindAudit  = "audit"
+)
+
+// MatrixKinds are the kinds a store may hold.
+var MatrixKinds = []string{KindMatrix, KindAudit}
+
+// Matrix is what `deadbolt matrix` (or `deadbolt audit`) ran.
 type Matrix struct {
+	// Kind is KindMatrix ("" too) or KindAudit.
+	Kind    string
 	Command string // as typed, without --shard
 	Started time.Time
 	Took    time.Duration
@@ -39,6 +53,35 @@ type Matrix struct {
 type MatrixFailure struct {
 	Name string `json:"name"`
 	What string `json:"what"`
+	// Upstream is where a library's tracker records the bug a finding's
+	// column reproduces.
+	Upstream string `json:"upstream,omitempty"`
+}
+
+// Files are the names of the kind's pages: Markdown, HTML, data.
+func (m Matrix) Files() (md, html, data string) { return kindFiles(m.Kind) }
+
+func kindFiles(kind string) (md, html, data string) {
+	if kind == "" {
+		kind = KindMatrix
+	}
+	return kind + ".md", kind + ".html", kind + ".json"
+}
+
+// Title is the pages' heading.
+func (m Matrix) Title() string {
+	if m.Kind == KindAudit {
+		return "Audit of lock libraries: each version under each failure and finding"
+	}
+	return "Lock x failure matrix"
+}
+
+// rowName is what a row is.
+func (m Matrix) rowName() string {
+	if m.Kind == KindAudit {
+		return "library version"
+	}
+	return "lock"
 }
 
 // MatrixError is a run that reached no verdict.
@@ -157,15 +200,23 @@ func (c MatrixCell) MedianDamage() string {
 	}
 	var parts []string
 	if n := med("double_holds"); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d double holds", n))
+		parts = append(parts, count(n, "double hold", "double holds"))
 	}
 	if n := med("lost_updates"); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d lost updates", n))
+		parts = append(parts, count(n, "lost update", "lost updates"))
 	}
 	if len(parts) == 0 {
 		return "-"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// count is "1 double hold", "2 double holds".
+func count(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // Summary is the cell in a few words: "unsafe 3/3 · 2 double holds".
@@ -220,8 +271,8 @@ func link(dir string, r *Results) string {
 	return p
 }
 
-// WriteMatrix writes matrix.md, matrix.html and matrix.json into dir (the
-// store).
+// WriteMatrix writes the kind's pages (matrix.md, matrix.html and
+// matrix.json, or audit.*) into dir (the store).
 func WriteMatrix(dir string, m Matrix) error {
 	if err := writeMatrixFile(dir, m); err != nil {
 		return err
@@ -230,10 +281,11 @@ func WriteMatrix(dir string, m Matrix) error {
 	if err := MatrixMarkdown(&md, m, dir); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, MatrixMarkdownFile), []byte(md.String()), 0o644); err != nil {
+	mdFile, htmlFile, _ := m.Files()
+	if err := os.WriteFile(filepath.Join(dir, mdFile), []byte(md.String()), 0o644); err != nil {
 		return err
 	}
-	f, err := os.Create(filepath.Join(dir, MatrixHTMLFile))
+	f, err := os.Create(filepath.Join(dir, htmlFile))
 	if err != nil {
 		return err
 	}
@@ -246,15 +298,19 @@ func WriteMatrix(dir string, m Matrix) error {
 
 // MatrixMarkdown writes the matrix as a Markdown table, links relative to dir.
 func MatrixMarkdown(w io.Writer, m Matrix, dir string) error {
-	fmt.Fprintf(w, "# Lock x failure matrix\n\n`%s`: %d seeds (%s), %s, %s.\n\n", m.Command, len(m.Seeds), seedList(m.Seeds),
+	fmt.Fprintf(w, "# %s\n\n`%s`: %d seeds (%s), %s, %s.\n\n", m.Title(), m.Command, len(m.Seeds), seedList(m.Seeds),
 		m.Started.UTC().Format("2006-01-02 15:04 UTC"), m.Took.Round(time.Second))
 	if note := m.ShardNote(); note != "" {
 		fmt.Fprintf(w, "%s\n\n", note)
 	}
 	fmt.Fprintln(w, "Each cell: the verdict over the seeds (runs that broke the lock / runs judged), the median damage per run, and each run's report.")
 	fmt.Fprintln(w)
-	fmt.Fprint(w, "| lock |")
+	fmt.Fprintf(w, "| %s |", m.rowName())
 	for _, f := range m.Failures {
+		if f.Upstream != "" {
+			fmt.Fprintf(w, " [%s](%s) |", f.Name, f.Upstream)
+			continue
+		}
 		fmt.Fprintf(w, " %s |", f.Name)
 	}
 	fmt.Fprint(w, "\n|---|")
@@ -282,7 +338,11 @@ func MatrixMarkdown(w io.Writer, m Matrix, dir string) error {
 	}
 	fmt.Fprint(w, "\n## Failures\n\n")
 	for _, f := range m.Failures {
-		fmt.Fprintf(w, "- **%s**: %s\n", f.Name, f.What)
+		fmt.Fprintf(w, "- **%s**: %s", f.Name, f.What)
+		if f.Upstream != "" {
+			fmt.Fprintf(w, " (upstream: %s)", f.Upstream)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprint(w, "\n## Cells\n\n")
 	for _, c := range m.Cells {
@@ -308,7 +368,7 @@ func seedList(seeds []uint64) string {
 }
 
 var matrixTemplate = template.Must(template.New("matrix").Parse(`<!doctype html>
-<html><head><meta charset="utf-8"><title>deadbolt: lock x failure matrix</title>
+<html><head><meta charset="utf-8"><title>deadbolt: {{.Title}}</title>
 <style>
 body{font-family:sans-serif;margin:2em}
 table{border-collapse:collapse}
@@ -320,14 +380,14 @@ td.na{background:#e6e6e6;color:#666}
 .contradicted{font-weight:bold;color:#a00}
 a{margin-right:.3em}
 </style></head><body>
-<h1>Lock x failure matrix</h1>
+<h1>{{.Title}}</h1>
 <p><code>{{.Command}}</code>: {{len .Seeds}} seeds ({{.SeedList}}), {{.When}}, {{.Took}}.</p>
 {{if .ShardNote}}<p>{{.ShardNote}}</p>
 {{end}}<p>Each cell: the verdict over the seeds (runs that broke the lock / runs judged), the median damage per run, and each run's report. Red: some run broke the lock; green: every run judged safe; yellow: no verdict; grey: no scenario stages this failure for this lock.</p>
-<table><tr><th>lock</th>{{range .Failures}}<th title="{{.What}}">{{.Name}}</th>{{end}}</tr>
+<table><tr><th>{{.RowName}}</th>{{range .Failures}}<th title="{{.What}}">{{if .Upstream}}<a href="{{.Upstream}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}</th>{{end}}</tr>
 {{range .Rows}}<tr><th>{{.Lock}}</th>{{range .Cells}}<td class="{{.Class}}" title="{{.Title}}">{{.Summary}}{{if .Expectation}}<br><span{{if .Contradicted}} class="contradicted"{{end}}>{{.Expectation}}</span>{{end}}{{if .Links}}<br>{{range $i, $l := .Links}}<a href="{{$l}}">{{$i}}</a>{{end}}{{end}}</td>{{end}}</tr>
 {{end}}</table>
-<h2>Failures</h2><ul>{{range .Failures}}<li><b>{{.Name}}</b>: {{.What}}</li>{{end}}</ul>
+<h2>Failures</h2><ul>{{range .Failures}}<li><b>{{.Name}}</b>: {{.What}}{{if .Upstream}} (upstream: <a href="{{.Upstream}}">{{.Upstream}}</a>){{end}}</li>{{end}}</ul>
 </body></html>
 `))
 
@@ -361,6 +421,6 @@ func matrixHTML(w io.Writer, m Matrix, dir string) error {
 	return matrixTemplate.Execute(w, map[string]any{
 		"Command": m.Command, "Seeds": m.Seeds, "SeedList": seedList(m.Seeds),
 		"When": m.Started.UTC().Format("2006-01-02 15:04 UTC"), "Took": m.Took.Round(time.Second),
-		"Failures": m.Failures, "Rows": rows, "ShardNote": m.ShardNote(),
+		"Failures": m.Failures, "Rows": rows, "ShardNote": m.ShardNote(), "Title": m.Title(), "RowName": m.rowName(),
 	})
 }

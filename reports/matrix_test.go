@@ -27,7 +27,7 @@ func TestMatrixCellsSayHowOftenTheLockBrokeAndLinkEveryRun(t *testing.T) {
 	m := Matrix{
 		Command: "deadbolt matrix", Started: time.Date(2026, 11, 25, 15, 0, 0, 0, time.UTC), Took: 90 * time.Second,
 		Seeds: []uint64{1, 2, 3}, Locks: []string{"simple", "redlock"},
-		Failures: []MatrixFailure{{"failover", "the master fails over"}, {"restart", "a node restarts"}},
+		Failures: []MatrixFailure{{Name: "failover", What: "the master fails over"}, {Name: "restart", What: "a node restarts"}},
 		Cells: []MatrixCell{
 			{Lock: "simple", Failure: "failover", Scenario: "failover-simple", Expected: "unsafe", Runs: []*Results{
 				matrixRun(filepath.Join(store, "failover-simple", "a"), "invalid", "unsafe", 4),
@@ -46,6 +46,8 @@ func TestMatrixCellsSayHowOftenTheLockBrokeAndLinkEveryRun(t *testing.T) {
 	c := m.cell("simple", "failover")
 	require.Equal(t, "unsafe", c.Class())
 	require.Equal(t, "unsafe 2/3 · 2 double holds", c.Summary())
+	one := MatrixCell{Runs: []*Results{matrixRun(filepath.Join(store, "one"), "invalid", "unsafe", 1)}}
+	require.Equal(t, "1 double hold", one.MedianDamage(), "one, not ones")
 	require.True(t, c.Contradicted(), "seed 2 was valid where unsafe is known")
 	require.Equal(t, "expected unsafe: CONTRADICTED", c.Expectation())
 	require.Equal(t, "na", m.cell("simple", "restart").Class())

@@ -16,6 +16,9 @@ import (
 const MatrixJSONFile = "matrix.json"
 
 type matrixFile struct {
+	// Kind is the matrix's kind (KindMatrix when absent: files written
+	// before there was an audit).
+	Kind    string        `json:"kind,omitempty"`
 	Command string        `json:"command"`
 	Started time.Time     `json:"started"`
 	Took    time.Duration `json:"took_ns"`
@@ -49,7 +52,7 @@ type matrixRef struct {
 }
 
 func writeMatrixFile(store string, m Matrix) error {
-	f := matrixFile{Command: m.Command, Started: m.Started, Took: m.Took, Shards: m.Shards, Of: m.Of,
+	f := matrixFile{Kind: m.Kind, Command: m.Command, Started: m.Started, Took: m.Took, Shards: m.Shards, Of: m.Of,
 		Seeds: m.Seeds, Locks: m.Locks, Failures: m.Failures}
 	for _, c := range m.Cells {
 		fc := matrixFileCell{Lock: c.Lock, Failure: c.Failure, Scenario: c.Scenario, Expected: c.Expected,
@@ -67,12 +70,15 @@ func writeMatrixFile(store string, m Matrix) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(store, MatrixJSONFile), append(b, '\n'))
+	_, _, data := m.Files()
+	return writeAtomic(filepath.Join(store, data), append(b, '\n'))
 }
 
-// readMatrixFile reads store/matrix.json; ok is false when there is none.
-func readMatrixFile(store string) (f matrixFile, ok bool, err error) {
-	b, err := os.ReadFile(filepath.Join(store, MatrixJSONFile))
+// readMatrixFile reads store/KIND.json (matrix.json, audit.json); ok is
+// false when there is none.
+func readMatrixFile(store, kind string) (f matrixFile, ok bool, err error) {
+	_, _, data := kindFiles(kind)
+	b, err := os.ReadFile(filepath.Join(store, data))
 	if os.IsNotExist(err) {
 		return f, false, nil
 	}
@@ -80,10 +86,16 @@ func readMatrixFile(store string) (f matrixFile, ok bool, err error) {
 		return f, false, err
 	}
 	if err := json.Unmarshal(b, &f); err != nil {
-		return f, false, fmt.Errorf("%s: not a matrix file: %w", filepath.Join(store, MatrixJSONFile), err)
+		return f, false, fmt.Errorf("%s: not a matrix file: %w", filepath.Join(store, data), err)
 	}
 	if f.Of < 1 || len(f.Shards) == 0 {
-		return f, false, fmt.Errorf("%s: names no shard", filepath.Join(store, MatrixJSONFile))
+		return f, false, fmt.Errorf("%s: names no shard", filepath.Join(store, data))
+	}
+	if f.Kind == "" {
+		f.Kind = KindMatrix
+	}
+	if f.Kind != kind {
+		return f, false, fmt.Errorf("%s: holds a %s, not a %s", filepath.Join(store, data), f.Kind, kind)
 	}
 	return f, true, nil
 }
@@ -91,7 +103,7 @@ func readMatrixFile(store string) (f matrixFile, ok bool, err error) {
 // matrix is the file's matrix with every run's results read from
 // root/<dir>/results.json, where the run directories are now.
 func (f matrixFile) matrix(root string) (Matrix, error) {
-	m := Matrix{Command: f.Command, Started: f.Started, Took: f.Took, Shards: f.Shards, Of: f.Of,
+	m := Matrix{Kind: f.Kind, Command: f.Command, Started: f.Started, Took: f.Took, Shards: f.Shards, Of: f.Of,
 		Seeds: f.Seeds, Locks: f.Locks, Failures: f.Failures}
 	for _, fc := range f.Cells {
 		c := MatrixCell{Lock: fc.Lock, Failure: fc.Failure, Scenario: fc.Scenario, Expected: fc.Expected,

@@ -20,12 +20,12 @@ type storeMatrix struct {
 	file  matrixFile
 }
 
-// readMatrices reads the stores' matrix.json files; a store without one
-// holds no matrix (a suite's shard).
-func readMatrices(stores []string) ([]storeMatrix, error) {
+// readMatrices reads the stores' KIND.json files; a store without one
+// holds no matrix of that kind (a suite's shard).
+func readMatrices(stores []string, kind string) ([]storeMatrix, error) {
 	var out []storeMatrix
 	for _, st := range stores {
-		f, ok, err := readMatrixFile(st)
+		f, ok, err := readMatrixFile(st, kind)
 		if err != nil {
 			return nil, err
 		}
@@ -149,22 +149,34 @@ func sameMatrix(a, b storeMatrix) error {
 // out, before anything is copied: see joinMatrices, and out holding a
 // matrix of its own.
 func checkMatrixMerge(out string, stores []string) error {
-	ms, err := readMatrices(stores)
-	if err != nil || len(ms) == 0 {
-		return err
+	for _, kind := range MatrixKinds {
+		ms, err := readMatrices(stores, kind)
+		if err != nil {
+			return err
+		}
+		if len(ms) == 0 {
+			continue
+		}
+		if _, _, data := kindFiles(kind); exists(filepath.Join(out, data)) {
+			return fmt.Errorf("%s already holds a %s (%s): merge into a directory of its own", out, kind, data)
+		}
+		if _, err = joinMatrices(ms); err != nil {
+			return err
+		}
 	}
-	if _, err := os.Stat(filepath.Join(out, MatrixJSONFile)); err == nil {
-		return fmt.Errorf("%s already holds a matrix (%s): merge into a directory of its own", out, MatrixJSONFile)
-	}
-	_, err = joinMatrices(ms)
-	return err
+	return nil
 }
 
-// mergeMatrix writes out's matrix.md, matrix.html and matrix.json from the
-// stores' matrices, each run read from its copy in out; nil when no store
-// holds a matrix.
-func mergeMatrix(out string, stores []string) (*Matrix, error) {
-	ms, err := readMatrices(stores)
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// mergeMatrix writes out's KIND.md, KIND.html and KIND.json from the
+// stores' matrices of that kind, each run read from its copy in out; nil
+// when no store holds one.
+func mergeMatrix(out string, stores []string, kind string) (*Matrix, error) {
+	ms, err := readMatrices(stores, kind)
 	if err != nil || len(ms) == 0 {
 		return nil, err
 	}
@@ -177,7 +189,8 @@ func mergeMatrix(out string, stores []string) (*Matrix, error) {
 		return nil, err
 	}
 	if err := WriteMatrix(out, m); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(out, MatrixJSONFile), err)
+		_, _, data := m.Files()
+		return nil, fmt.Errorf("%s: %w", filepath.Join(out, data), err)
 	}
 	return &m, nil
 }

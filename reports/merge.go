@@ -61,10 +61,10 @@ func CheckMerge(out string, stores []string) error {
 }
 
 // Merged is what a merge wrote: how many runs it copied, and the merged
-// matrix when the stores held one.
+// matrices (a matrix, an audit) the stores held shards of.
 type Merged struct {
-	Runs   int
-	Matrix *Matrix
+	Runs     int
+	Matrices []*Matrix
 }
 
 // MergeStores copies every run directory of the stores into out
@@ -79,8 +79,17 @@ func MergeStores(out string, stores []string) (Merged, error) {
 	if err != nil {
 		return Merged{Runs: runs}, err
 	}
-	m, err := mergeMatrix(out, stores)
-	return Merged{Runs: runs, Matrix: m}, err
+	merged := Merged{Runs: runs}
+	for _, kind := range MatrixKinds {
+		m, err := mergeMatrix(out, stores, kind)
+		if err != nil {
+			return merged, err
+		}
+		if m != nil {
+			merged.Matrices = append(merged.Matrices, m)
+		}
+	}
+	return merged, nil
 }
 
 // copyRuns copies the stores' runs into out, joins their JUnit files and

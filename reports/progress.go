@@ -33,6 +33,9 @@ func NewProgress(scenario string, started time.Time, length time.Duration) *Prog
 	return &Progress{Scenario: scenario, Started: started, Length: length}
 }
 
+// Acquires is how many of the clients' acquires Add has seen succeed.
+func (p *Progress) Acquires() int { return p.acquires }
+
 // Next is the index of the first operation Add has not seen.
 func (p *Progress) Next() int { return p.next }
 

@@ -7,7 +7,10 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/deadbolt-lab/deadbolt/checker"
 )
@@ -20,12 +23,20 @@ type Results struct {
 	Precondition string `json:"precondition,omitempty"`
 	Seed         uint64 `json:"seed"`
 	Lock         string `json:"lock"`
+	// Mix are the locks some clients ran instead (LOCK:CLIENTS, ...).
+	Mix string `json:"mix,omitempty"`
+	// MixedProcesses are the history processes that ran a mixed lock, and
+	// which.
+	MixedProcesses map[int]string `json:"mixed_processes,omitempty"`
 	// Reentrant: the lock declared re-entry, and the checks judged a
 	// client's leases of one key as one hold.
 	Reentrant bool `json:"reentrant,omitempty"`
 	// Driver is the command line that ran the clients when it was not
 	// deadbolt's own (`--driver`).
-	Driver   string  `json:"driver,omitempty"`
+	Driver string `json:"driver,omitempty"`
+	// Server is what ran the lock service: the --server name and image,
+	// and the version its node reported.
+	Server   Server  `json:"server"`
 	Topology string  `json:"topology"`
 	Workload string  `json:"workload"`
 	Nemesis  string  `json:"nemesis"`
@@ -58,6 +69,57 @@ type Results struct {
 	SetupS    float64 `json:"setup_s,omitempty"`
 	WorkloadS float64 `json:"workload_s,omitempty"`
 }
+
+// Server names the server a run's lock service ran: the known server's
+// name (cluster.Servers; "" for an image of DEADBOLT_REDIS_IMAGE that is
+// none of them, or a --target) and its image, and what its first node said
+// in INFO server.
+type Server struct {
+	Name  string `json:"name,omitempty"`
+	Image string `json:"image,omitempty"`
+	// Product is "redis" or "valkey" (server_name).
+	Product string `json:"product,omitempty"`
+	// Version is valkey_version on Valkey, redis_version on Redis;
+	// RedisVersion is redis_version (7.2.4 on Valkey 8).
+	Version      string `json:"version,omitempty"`
+	RedisVersion string `json:"redis_version,omitempty"`
+}
+
+// String is "redis-8.0 (redis 8.0.2)", "valkey-8.1 (valkey 8.1.1,
+// redis_version 7.2.4)", or as much of it as is known.
+func (s Server) String() string {
+	reported := ""
+	if s.Version != "" {
+		reported = s.Product + " " + s.Version
+		if s.Product != "redis" && s.RedisVersion != "" {
+			reported += ", redis_version " + s.RedisVersion
+		}
+	}
+	name := s.Name
+	if name == "" {
+		name = s.Image
+	}
+	switch {
+	case name == "":
+		return reported
+	case reported == "":
+		return name
+	}
+	return name + " (" + reported + ")"
+}
+
+// Flag is " --server NAME" for a server other than the default one, ""
+// otherwise: what a re-run's command line adds.
+func (s Server) Flag() string {
+	if s.Name == "" || s.Name == DefaultServer {
+		return ""
+	}
+	return " --server " + s.Name
+}
+
+// DefaultServer is the server a run without --server runs (cluster.Servers'
+// first; reports does not import cluster).
+const DefaultServer = "redis-7.0"
 
 // SetCheck copies a checker report in.
 func (r *Results) SetCheck(c checker.Report, matches bool) {
@@ -136,6 +198,16 @@ func ReadResults(path string) (*Results, error) {
 // deadbolt's own, and says when its re-entries were judged as one hold.
 func LockText(r *Results) string {
 	s := r.Lock
+	if r.Mix != "" {
+		s += " beside " + r.Mix + " (lock:clients, the last client slots)"
+		var ps []string
+		for _, p := range slices.Sorted(maps.Keys(r.MixedProcesses)) {
+			ps = append(ps, fmt.Sprintf("process %d ran %s", p, r.MixedProcesses[p]))
+		}
+		if len(ps) > 0 {
+			s += ": " + strings.Join(ps, ", ")
+		}
+	}
 	if r.Driver != "" {
 		s += " (driver: " + r.Driver + ")"
 	}

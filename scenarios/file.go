@@ -110,12 +110,31 @@ func checkSpec(r RunSpec, ownLocks bool) error {
 	if r.Lock == "" {
 		return bad("lock", "missing (see: deadbolt locks)")
 	}
+	if drivers.IsVersioned(r.Lock) {
+		if _, _, err := drivers.SplitVersioned(r.Lock); err != nil {
+			return bad("lock", "%v", err)
+		}
+		ownLocks = false // the built driver's hello says (Prepare)
+	}
 	if ownLocks {
 		if err := locks.Registry.Lookup(r.Lock); err != nil {
 			return bad("lock", "%v", err)
 		}
 		if r.Reentrant && !locks.Registry.Reentrant(r.Lock) {
 			return bad("reentrant", "lock %s does not re-enter", r.Lock)
+		}
+	}
+	for i, m := range r.Mix {
+		path := fmt.Sprintf("mix[%d]", i)
+		switch {
+		case m.Clients < 1:
+			return bad(path+".clients", "a lock mixed in needs at least one client, got %d", m.Clients)
+		case m.Lock == "":
+			return bad(path+".lock", "missing (see: deadbolt locks)")
+		case drivers.IsVersioned(m.Lock):
+			if _, _, err := drivers.SplitVersioned(m.Lock); err != nil {
+				return bad(path+".lock", "%v", err)
+			}
 		}
 	}
 	kind, err := workloads.Get(r.Workload)
@@ -147,7 +166,7 @@ func checkSpec(r RunSpec, ownLocks bool) error {
 		ms   int64
 		min  int64
 	}{{"ttl_ms", r.TTLMS, 1}, {"time_ms", r.TimeMS, 1}, {"hold_min_ms", r.HoldMinMS, 0}, {"hold_max_ms", r.HoldMaxMS, r.HoldMinMS},
-		{"pause_ms", r.PauseMS, 0}, {"settle_ms", r.SettleMS, 0}} {
+		{"pause_ms", r.PauseMS, 0}, {"settle_ms", r.SettleMS, 0}, {"run_on_ms", r.RunOnMS, 0}} {
 		if d.ms < d.min {
 			return bad(d.path, "want at least %s, got %s", ms(d.min), ms(d.ms))
 		}
@@ -197,11 +216,11 @@ func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 func fromSpec(r RunSpec) Scenario {
 	return Scenario{
 		Name: r.Scenario, Description: r.Description, Expect: r.Expect,
-		Lock: r.Lock, LockOptions: r.LockOptions, Cluster: r.Cluster, Workload: r.Workload, Reenter: r.Reenter,
+		Lock: r.Lock, Mix: r.Mix, LockOptions: r.LockOptions, Cluster: r.Cluster, Workload: r.Workload, Reenter: r.Reenter, Queue: r.Queue, Fence: r.Fence,
 		Nemesis: r.Nemesis, Fault: r.Fault, Clients: r.Clients, Keys: r.Keys,
 		TTL: ms(r.TTLMS), HoldMin: ms(r.HoldMinMS), HoldMax: ms(r.HoldMaxMS), Pause: ms(r.PauseMS),
-		Time: ms(r.TimeMS), Settle: ms(r.SettleMS), Precondition: r.Precondition, MinAcquires: r.MinAcquires,
-		CI: r.CI, Driver: r.DriverName,
+		Time: ms(r.TimeMS), Settle: ms(r.SettleMS), RunOn: ms(r.RunOnMS), Precondition: r.Precondition, MinAcquires: r.MinAcquires,
+		CI: r.CI, Driver: r.DriverName, Upstream: r.Upstream,
 	}
 }
 
@@ -211,11 +230,11 @@ func fromSpec(r RunSpec) Scenario {
 func (s Scenario) Spec() RunSpec {
 	return RunSpec{
 		Scenario: s.Name, Description: s.Description, Expect: s.Expect,
-		Lock: s.Lock, LockOptions: s.LockOptions, Cluster: s.Cluster, Workload: s.WorkloadName(),
-		Reenter: s.Reenter, Nemesis: s.Nemesis, Fault: s.Fault, Clients: s.Clients, Keys: s.Keys,
+		Lock: s.Lock, Mix: s.Mix, LockOptions: s.LockOptions, Cluster: s.Cluster, Workload: s.WorkloadName(),
+		Reenter: s.Reenter, Queue: s.Queue, Fence: s.Fence, Nemesis: s.Nemesis, Fault: s.Fault, Clients: s.Clients, Keys: s.Keys,
 		TTLMS: s.TTL.Milliseconds(), HoldMinMS: s.HoldMin.Milliseconds(), HoldMaxMS: s.HoldMax.Milliseconds(),
-		PauseMS: s.Pause.Milliseconds(), TimeMS: s.Time.Milliseconds(), SettleMS: s.settle().Milliseconds(), MinAcquires: s.minAcquires(),
-		Precondition: s.Precondition, CI: s.CI, DriverName: s.Driver,
+		PauseMS: s.Pause.Milliseconds(), TimeMS: s.Time.Milliseconds(), SettleMS: s.settle().Milliseconds(), RunOnMS: s.RunOn.Milliseconds(), MinAcquires: s.minAcquires(),
+		Precondition: s.Precondition, CI: s.CI, DriverName: s.Driver, Upstream: s.Upstream,
 	}
 }
 

@@ -76,6 +76,9 @@ func TestBadFilesAreRefusedWithTheFieldsPath(t *testing.T) {
 		{`"lock": "simple"`, `"lock": "simple", "checkers": ["vibes"]`, `checkers: workload counter is judged by`},
 		{`"clients": 3`, `"clients": 0`, `clients: want 1 to 256`},
 		{`"keys": ["k0"]`, `"keys": ["k0", ""]`, `keys[1]: empty key`},
+		{`"lock": "simple"`, `"lock": "simple", "mix": [{"lock": "simple-wait", "clients": 0}]`, `mix[0].clients: a lock mixed in needs at least one client`},
+		{`"lock": "simple"`, `"lock": "simple", "mix": [{"lock": "nolib@v1.0.0", "clients": 1}]`, `mix[0].lock: lock "nolib@v1.0.0": unknown library "nolib"`},
+		{`"lock": "simple"`, `"lock": "simple", "mix": [{"clients": 1}]`, `mix[0].lock: missing`},
 	} {
 		src := strings.Replace(handWritten, tc.from, tc.to, 1)
 		require.NotEqual(t, handWritten, src, tc.from)

@@ -3,7 +3,8 @@ package scenarios
 import (
 	_ "embed"
 	"fmt"
-	"slices"
+
+	"github.com/deadbolt-lab/deadbolt/locks"
 )
 
 // The known-results table (known.json): for a failure, named by the
@@ -58,13 +59,12 @@ func Cell(template Scenario, lock string) Scenario {
 	c.Description = fmt.Sprintf("%s [lock %s in place of %s]", template.Description, lock, template.Lock)
 	c.Lock, c.Expect, c.CI, c.Driver = lock, Expected(template.Name, lock), false, ""
 	c.LockOptions.Sentinel = ""
-	if slices.Contains(fencingLocks, lock) && c.Workload == "counter" {
+	if locks.Fencing(lock) && c.Workload == "counter" {
+		// A lock that hands out fencing tokens guards the counter with the
+		// register that checks them, so that the matrix shows Kleppmann's
+		// remedy in place, not a token nobody reads (apply does the same
+		// for a driver's lock that declares fencing).
 		c.Workload = "fenced"
 	}
 	return c
 }
-
-// fencingLocks hand out fencing tokens: their cells guard the counter with
-// the register that checks them (the fenced workload), so that the matrix
-// shows the lock with Kleppmann's remedy in place, not a token nobody reads.
-var fencingLocks = []string{"fenced"}

@@ -3,6 +3,8 @@ package scenarios
 import (
 	_ "embed"
 	"fmt"
+
+	"github.com/deadbolt-lab/deadbolt/drivers"
 	"slices"
 	"strings"
 	"time"
@@ -24,6 +26,11 @@ type Failure struct {
 	Name      string   `json:"name"`
 	What      string   `json:"what"`
 	Templates []string `json:"templates"`
+	// Judged: only the locks the known-results table judges under the
+	// template run in it (a finding's column: its library's versions).
+	Judged bool `json:"judged,omitempty"`
+	// Upstream is where the library's tracker records a finding's bug.
+	Upstream string `json:"upstream,omitempty"`
 }
 
 var failures = mustFailures(failuresJSON)
@@ -66,6 +73,25 @@ func Cells(locks, failureNames []string, o RunOptions) ([]MatrixCell, error) {
 	return cellsOf(failures, locks, failureNames, o)
 }
 
+// AuditFailures are the audit's columns: the matrix's failures, then one
+// per finding (findings/), where only the versions known.json judges run.
+func AuditFailures() []Failure {
+	out := Failures()
+	for _, n := range Names() {
+		s := registry[n]
+		if !s.Finding {
+			continue
+		}
+		out = append(out, Failure{Name: n, What: s.Description, Templates: []string{n}, Judged: true, Upstream: s.Upstream})
+	}
+	return out
+}
+
+// AuditCells are Cells over the audit's columns (AuditFailures).
+func AuditCells(locks, failureNames []string, o RunOptions) ([]MatrixCell, error) {
+	return cellsOf(AuditFailures(), locks, failureNames, o)
+}
+
 // cellsOf is Cells over the failures given.
 func cellsOf(failures []Failure, locks, failureNames []string, o RunOptions) ([]MatrixCell, error) {
 	byName := map[string]Failure{}
@@ -76,14 +102,22 @@ func cellsOf(failures []Failure, locks, failureNames []string, o RunOptions) ([]
 	for _, n := range failureNames {
 		f, ok := byName[n]
 		if !ok {
-			return nil, fmt.Errorf("unknown failure %q (known: %s)", n, strings.Join(FailureNames(), ", "))
+			var known []string
+			for _, f := range failures {
+				known = append(known, f.Name)
+			}
+			return nil, fmt.Errorf("unknown failure %q (known: %s)", n, strings.Join(known, ", "))
 		}
 		cols = append(cols, f)
 	}
 	cat := o.catalogue()
 	var cells []MatrixCell
 	for _, lock := range locks {
-		if err := cat.Lookup(lock); err != nil {
+		if drivers.IsVersioned(lock) {
+			if _, err := withLibrary(o, lock); err != nil { // built (or found) once, its hello read
+				return nil, err
+			}
+		} else if err := cat.Lookup(lock); err != nil {
 			return nil, err
 		}
 		for _, f := range cols {
@@ -93,6 +127,10 @@ func cellsOf(failures []Failure, locks, failureNames []string, o RunOptions) ([]
 				tmpl, err := Get(t)
 				if err != nil {
 					return nil, fmt.Errorf("failure %s: %w", f.Name, err)
+				}
+				if f.Judged && Expected(t, lock) == Unknown {
+					why = append(why, fmt.Sprintf("%s judges %s only (known.json)", t, strings.Join(tmpl.Versions(), ", ")))
+					continue
 				}
 				c := Cell(tmpl, lock)
 				if _, err := c.Prepare(o); err != nil {

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/locks"
 )
 
 // Every failure's templates are registered scenarios, and a template's
@@ -64,22 +66,34 @@ func TestCellsRefuseUnknownFailuresAndLocks(t *testing.T) {
 }
 
 // The debate's matrix: every lock of the debate has a cell under every
-// failure (a single-master form or a RedLock form of each).
+// failure (a single-master form or a RedLock form of each), but a lock
+// family's own failure: nesting runs only the locks that declare re-entry,
+// queue order only the locks that keep a queue, and the others' cells say
+// so.
 func TestTheDebatesMatrixCoversEveryLock(t *testing.T) {
 	cells, err := Cells(DebateLocks, FailureNames(), RunOptions{Seed: 1})
 	require.NoError(t, err)
+	family := map[string]struct {
+		has func(string) bool
+		why string
+	}{
+		"nesting":     {locks.Reentrant, "does not declare re-entry"},
+		"queue-order": {locks.Queues, "keeps no queue of waiters"},
+	}
 	runs := map[string]int{}
 	for _, c := range cells {
-		if c.NotApplicable == "" {
+		f, own := family[c.Failure]
+		switch {
+		case own && !f.has(c.Lock):
+			require.Contains(t, c.NotApplicable, f.why, "%s x %s", c.Lock, c.Failure)
+		default:
+			require.Empty(t, c.NotApplicable, "%s x %s", c.Lock, c.Failure)
 			runs[c.Lock]++
-			t.Logf("%s x %s: %s (%s)", c.Lock, c.Failure, c.Scenario.Name, c.Scenario.Expect)
-		} else {
-			t.Logf("%s x %s: n/a", c.Lock, c.Failure)
 		}
 	}
-	for _, lock := range DebateLocks {
-		require.Equal(t, len(FailureNames()), runs[lock], "lock %s lacks a cell", lock)
-	}
+	require.Equal(t, 2, runs["fair"]-runs["simple"], "fair nests and queues; simple does neither")
+	require.Equal(t, 1, runs["reentrant"]-runs["simple"], "reentrant nests")
+	require.Equal(t, len(FailureNames())-2, runs["redlock"])
 }
 
 // A lock that hands out fencing tokens guards the template's counter with

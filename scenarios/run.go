@@ -29,11 +29,13 @@ const MinAcquires = 10
 
 // RunOptions override a scenario's defaults for one run.
 type RunOptions struct {
-	Seed     uint64
-	Time     time.Duration // 0: the scenario's
-	Clients  int           // 0: the scenario's
-	Lock     string        // "": the scenario's
-	Workload string        // "": the scenario's
+	Seed    uint64
+	Time    time.Duration // 0: the scenario's
+	Clients int           // 0: the scenario's
+	Lock    string        // "": the scenario's
+	// Mix, when not nil, replaces the scenario's mixed locks (mix.go).
+	Mix      []LockMix
+	Workload string // "": the scenario's
 	// Expect replaces the scenario's expectation ("": the scenario's), for
 	// a lock whose verdict there the caller states (dbtest).
 	Expect Expectation
@@ -48,6 +50,9 @@ type RunOptions struct {
 	// TLS runs the scenario's topology with TLS (cluster.Spec.TLS) even
 	// when the scenario does not ask for it.
 	TLS bool
+	// Server names the server the cluster runs (cluster.Servers, --server);
+	// "": the scenario's image, or cluster.Image().
+	Server string
 	// Driver starts each client process; empty: this binary's `client`.
 	Driver client.Command
 	// Locks is what the driver's hello declared (client.Probe); nil: the
@@ -64,6 +69,9 @@ type RunOptions struct {
 	// Pool, when set, lends the run a cluster another run of its spec
 	// used, reset, and takes it back (cluster.Pool); nil starts a fresh one.
 	Pool *cluster.Pool
+
+	// mixed are the mix's locks with their drivers (prepare).
+	mixed []mixed
 }
 
 func (o RunOptions) catalogue() locks.Catalogue {
@@ -91,6 +99,13 @@ func (s Scenario) prepare(o RunOptions) (Scenario, RunOptions, error) {
 	if err != nil {
 		return s, o, err
 	}
+	mix := s.Mix
+	if o.Mix != nil {
+		mix = o.Mix
+	}
+	if o.mixed, err = o.mixDrivers(mix); err != nil {
+		return s, o, err
+	}
 	s, err = s.apply(o)
 	return s, o, err
 }
@@ -102,11 +117,18 @@ func (s Scenario) apply(o RunOptions) (Scenario, error) {
 	if o.Clients != 0 {
 		s.Clients = o.Clients
 	}
-	if o.Lock != "" {
-		s.Lock = o.Lock
+	if o.Lock != "" && o.Lock != s.Lock {
+		// The expectation belongs to the failure and the lock together.
+		s.Lock, s.Expect = o.Lock, Expected(s.Name, o.Lock)
 	}
 	if o.Workload != "" {
 		s.Workload = o.Workload
+	} else if s.WorkloadName() == "counter" && o.catalogue().Fencing(s.Lock) {
+		s.Workload = "fenced" // a driver's lock that declares fencing, as Cell does for deadbolt's own
+	}
+	if o.Mix != nil && !slices.Equal(o.Mix, s.Mix) {
+		// Another fleet is another experiment: nobody has judged it.
+		s.Mix, s.Expect = o.Mix, Unknown
 	}
 	switch o.Expect {
 	case "":
@@ -128,6 +150,13 @@ func (s Scenario) apply(o RunOptions) (Scenario, error) {
 		s.Cluster.MinReplicasMaxLag = *o.MinReplicasMaxLag
 	}
 	s.Cluster.TLS = s.Cluster.TLS || o.TLS
+	if o.Server != "" {
+		img, err := cluster.ServerImage(o.Server)
+		if err != nil {
+			return s, err
+		}
+		s.Cluster.Image = img
+	}
 	need, err := nemesis.NeedsOf(s.Nemesis, s.Fault)
 	if err != nil {
 		return s, err
@@ -157,16 +186,8 @@ func (s Scenario) apply(o RunOptions) (Scenario, error) {
 		}
 		groups = o.Target.Groups()
 	}
-	if s.Cluster.TLS {
-		if err := o.catalogue().TLS(s.Lock); err != nil {
-			return s, fmt.Errorf("lock %s cannot run in scenario %s with TLS: %w", s.Lock, s.Name, err)
-		}
-	}
-	if err := o.catalogue().Fits(s.Lock, groups); err != nil {
-		return s, fmt.Errorf("lock %s cannot run in scenario %s (%s topology): %w", s.Lock, s.Name, s.Cluster.Topology, err)
-	}
-	if err := o.catalogue().RunsOn(s.Lock, s.Cluster.Topology); err != nil {
-		return s, fmt.Errorf("lock %s cannot run in scenario %s: %w", s.Lock, s.Name, err)
+	if err := s.fitsLock(o.catalogue(), s.Lock, kind, groups); err != nil {
+		return s, err
 	}
 	if s.Cluster.Topology == cluster.RedisCluster && s.Cluster.PrimaryKey == "" && len(s.Keys) > 0 {
 		s.Cluster.PrimaryKey = s.Keys[0]
@@ -178,17 +199,15 @@ func (s Scenario) apply(o RunOptions) (Scenario, error) {
 		}
 		s.LockOptions.Sentinel = mode
 	}
+	if err := s.checkMix(o, kind, groups); err != nil {
+		return s, err
+	}
 	if kind.NeedsKeys && len(s.Keys) == 0 {
 		return s, fmt.Errorf("scenario %s runs workload %s without lock keys", s.Name, kind.Name)
 	}
 	n, err := nemesis.New(s.Nemesis, s.Fault)
 	if err != nil {
 		return s, err
-	}
-	if s.Fault.Point != "" {
-		if err := o.catalogue().HasPoint(s.Lock, s.Fault.Point); err != nil {
-			return s, fmt.Errorf("scenario %s stops clients at %q: %w", s.Name, s.Fault.Point, err)
-		}
 	}
 	if s.Fault.Key != "" && kind.NeedsKeys && !slices.Contains(s.Keys, s.Fault.Key) {
 		return s, fmt.Errorf("scenario %s faults the holder of %q, which no client locks (keys: %v)", s.Name, s.Fault.Key, s.Keys)
@@ -203,6 +222,44 @@ func (s Scenario) apply(o RunOptions) (Scenario, error) {
 		return s, fmt.Errorf("scenario %s needs --time of at least %s (nemesis schedule %s plus 2s), got %s", s.Name, need, n.Span(s.TTL), s.Time)
 	}
 	return s, nil
+}
+
+// fitsLock checks that lock, as catalogue c declares it, can run in the
+// scenario being prepared: with its TLS, over its master groups, on its
+// topology, making the workload's calls on a held lease, and stopping at
+// the point a fault stops clients at. The scenario's own lock and every
+// mixed one (mix.go) are held to it.
+func (s Scenario) fitsLock(c locks.Catalogue, lock string, kind workloads.Kind, groups int) error {
+	if s.Cluster.TLS {
+		if err := c.TLS(lock); err != nil {
+			return fmt.Errorf("lock %s cannot run in scenario %s with TLS: %w", lock, s.Name, err)
+		}
+	}
+	if err := c.Fits(lock, groups); err != nil {
+		return fmt.Errorf("lock %s cannot run in scenario %s (%s topology): %w", lock, s.Name, s.Cluster.Topology, err)
+	}
+	if err := c.RunsOn(lock, s.Cluster.Topology); err != nil {
+		return fmt.Errorf("lock %s cannot run in scenario %s: %w", lock, s.Name, err)
+	}
+	// A run that judges re-entry or a queue's order proves nothing of a
+	// lock without them: it is refused rather than run to unknown.
+	if s.Reenter && !c.Reentrant(lock) {
+		return fmt.Errorf("scenario %s re-enters held keys, and lock %s does not declare re-entry", s.Name, lock)
+	}
+	if s.Queue && !c.Queues(lock) {
+		return fmt.Errorf("scenario %s judges a queue's order, and lock %s keeps no queue of waiters", s.Name, lock)
+	}
+	for _, call := range kind.Calls {
+		if err := c.Offers(lock, call); err != nil {
+			return fmt.Errorf("workload %s calls %s on a held lease: %w", kind.Name, call, err)
+		}
+	}
+	if s.Fault.Point != "" {
+		if err := c.HasPoint(lock, s.Fault.Point); err != nil {
+			return fmt.Errorf("scenario %s stops clients at %q: %w", s.Name, s.Fault.Point, err)
+		}
+	}
+	return nil
 }
 
 // DefaultDriver runs clients as `deadbolt client` of this very binary.
@@ -249,11 +306,13 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 		return nil, err
 	}
 	kind, _ := workloads.Get(s.WorkloadName())
+	own, err := DefaultDriver()
+	if err != nil {
+		return nil, err
+	}
 	driver := o.Driver
 	if driver.Path == "" {
-		if driver, err = DefaultDriver(); err != nil {
-			return nil, err
-		}
+		driver = own
 	}
 	started := time.Now()
 	spec := s.clusterSpec(kind)
@@ -290,6 +349,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	if err != nil {
 		return nil, err
 	}
+	server := serverOf(ctx, cl, spec, o.Target != nil, logf, s.Name)
 	reentrant := o.catalogue().Reentrant(s.Lock)
 	rs := s.spec(o.Seed, driver, kind, reentrant)
 	rs.Target = redacted(o.Target)
@@ -308,12 +368,23 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 		Clients: s.Clients, Keys: s.Keys, TTL: s.TTL,
 		HoldMin: s.HoldMin, HoldMax: s.HoldMax, Pause: s.Pause, Seed: o.Seed,
 		Lock: s.Lock, LockOptions: s.LockOptions, Endpoints: cl.Endpoints(), SlotEndpoints: cl.EndpointsFor, Driver: driver,
-		LogDir: filepath.Join(dir, "clients"), Rec: rec, Reenter: s.Reenter,
+		Mix: o.workloadMix(own), LogDir: filepath.Join(dir, "clients"), Rec: rec, Reenter: s.Reenter, Inspect: cl.ReadKey,
 	})
 	if err != nil {
 		return nil, err
 	}
 	nem, _ := nemesis.New(s.Nemesis, s.Fault)
+	// Every client's driver is tried on the healthy cluster before the
+	// run: one that cannot take a lock here stops it, with its own words.
+	if err := runner.Probe(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, ErrInterrupted
+		}
+		return nil, err
+	}
+	if len(s.Mix) > 0 {
+		logf("%s: mixed in: %s (the last client slots)", s.Name, mixText(s.Mix))
+	}
 	logf("%s: %d client processes on %s (%s workload) for %s, nemesis %s, run dir %s", s.Name, s.Clients, s.Lock, kind.Name, s.Time, s.Nemesis, dir)
 
 	rng := rand.New(rand.NewPCG(o.Seed, 0x6e656d65))
@@ -360,9 +431,17 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 		defer t.Stop()
 		select {
 		case <-t.C:
+		case <-quit:
+			return
+		}
+		if more := runOnFor(rec, s.minAcquires(), s.runOn(), quit); more >= 100*time.Millisecond {
+			logf("%s: too few grants to judge by the end of the settle: ran on %.1fs for more (bound %s)", s.Name, more.Seconds(), s.runOn())
+		}
+		select {
+		case <-quit:
+		default:
 			rec.Mark(history.PhaseEnd)
 			close(stop)
-		case <-quit:
 		}
 	}()
 	watched := o.watch(Live{Scenario: s.Name, Started: workload, Time: s.Time, Rec: rec})
@@ -402,8 +481,12 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 		return nil, err
 	}
 	ops := rec.Ops()
+	refused, aerr := aclRefusals(healCtx, cl, ops)
+	if aerr != nil {
+		logf("%s: %v", s.Name, aerr)
+	}
 	logf("%s: checking %d operations", s.Name, len(ops))
-	report := checker.Check(ops, checker.Options{Checkers: kind.Checkers, LinearizabilityTimeout: time.Minute, MinAcquires: s.minAcquires(),
+	report := checker.Check(ops, checker.Options{Checkers: kind.Checkers, MinAcquires: s.minAcquires(),
 		Reentrant: reentrant})
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
@@ -414,19 +497,29 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	case s.Nemesis != "none" && len(report.FaultWindows) == 0:
 		report.Void(fmt.Sprintf("the nemesis %s never injected its fault, so the run did not test what it set out to: its verdict is unknown.", s.Nemesis))
 	}
+	if s.Queue && !stoodInLine(report) && report.Stats.AcquiresOK > 0 {
+		report.Void("no acquire stood in the lock's line, so the run did not test the queue's order as it set out to: its verdict is unknown.")
+	}
+	if s.Fence && !metFence(report) && report.Stats.AcquiresOK > 0 {
+		report.Void("no holder touched the resource after a newer lease had been granted, so no token was ever checked against a newer one and the run did not test the fence as it set out to: its verdict is unknown.")
+	}
 	if s.Reenter && report.Stats.Reentries == 0 && report.Stats.AcquiresOK > 0 {
 		report.Void("no client re-entered a key it held, so the run did not test re-entry as it set out to: its verdict is unknown.")
+	}
+	if refused != "" {
+		report.Void(fmt.Sprintf("deadbolt's ACL refused the lock's own commands (%s), so the run tested the harness's rules, not the lock: its verdict is unknown.", refused))
 	}
 	if health != "ok" {
 		report.Void(fmt.Sprintf("the cluster was not healthy after the run (%s), so the run did not end as it set out to: its verdict is unknown.", health))
 	}
 	res = &reports.Results{
 		Scenario: s.Name, Description: s.Description, Precondition: s.Precondition, Seed: o.Seed,
-		Lock: s.Lock, Reentrant: reentrant, Driver: o.Driver.String(), Topology: s.Cluster.Topology, Workload: kind.Name, Nemesis: s.Nemesis,
+		Lock: s.Lock, Mix: mixText(s.Mix), MixedProcesses: runner.Mixed(), Reentrant: reentrant, Driver: o.Driver.String(), Topology: s.Cluster.Topology, Workload: kind.Name, Nemesis: s.Nemesis,
 		Expected: string(s.Expect), Clients: s.Clients, TimeS: s.Time.Seconds(),
 		Ops: len(ops), DurationS: time.Since(started).Seconds(), Health: health,
 		Dir: dir, ClusterReused: origin.Reused, ClusterFallback: origin.Fallback,
 		SetupS: origin.Setup.Seconds(), WorkloadS: workloadS,
+		Server: server,
 	}
 	res.SetCheck(report, s.Expect.Matches(string(report.Verdict)))
 	if err := reports.WriteRun(dir, res, report); err != nil {
@@ -469,4 +562,42 @@ func sentinelRecorder(rec *history.Recorder) func(cluster.SentinelEvent) {
 		}
 		rec.Instant(op)
 	}
+}
+
+// stoodInLine reports that the fairness check judged a queue: some
+// acquire stood in the lock's line.
+// metFence reports a stale access that reached the fence: the resource
+// rejected it, or took it (a write before the newer holder touched the
+// key, or one past the fence, which the checker flags).
+func metFence(r checker.Report) bool {
+	c, ok := r.Check("fencing")
+	if !ok {
+		return false
+	}
+	m := c.Metrics
+	return m["stale_writes_rejected"]+m["stale_reads_rejected"]+m["stale_writes_accepted"]+m["superseded_writes_accepted"] > 0
+}
+
+func stoodInLine(r checker.Report) bool {
+	c, ok := r.Check("fairness")
+	return ok && c.Metrics["queued"] > 0
+}
+
+// serverOf is what ran the lock service: the server's name and image (none
+// for a --target), and the version its first node reports in INFO server.
+// A node that does not answer leaves the version out, with a log line: the
+// run does not depend on it.
+func serverOf(ctx context.Context, cl *cluster.Cluster, spec cluster.Spec, target bool, logf func(string, ...any), name string) reports.Server {
+	var srv reports.Server
+	if !target {
+		srv.Image = spec.Defaults().Image
+		srv.Name = cluster.ServerOf(srv.Image)
+	}
+	v, err := cl.ServerVersion(ctx)
+	if err != nil {
+		logf("%s: the server's version is not known: %v", name, err)
+		return srv
+	}
+	srv.Product, srv.Version, srv.RedisVersion = v.Name, v.Version, v.RedisVersion
+	return srv
 }

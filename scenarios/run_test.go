@@ -123,6 +123,18 @@ func TestTLSIsCheckedBeforeAnyContainer(t *testing.T) {
 	require.True(t, tlsScenario.Cluster.TLS)
 
 	noTLS := locks.Declared{Driver: "old-driver", Locks: []string{"simple"}, Info: map[string]locks.Declaration{"simple": {MaxGroups: 1}}}
+	// A driver's lock that declares fencing is judged with the register
+	// that checks its tokens, unless the run chose its workload.
+	fencing := locks.Declared{Driver: "d", Locks: []string{"simple"}, Info: map[string]locks.Declaration{"simple": {MaxGroups: 1, Fencing: true}}}
+	p, err = s.Prepare(scenarios.RunOptions{Locks: fencing})
+	require.NoError(t, err)
+	require.Equal(t, "fenced", p.WorkloadName(), "crash-simple runs the counter")
+	p, err = s.Prepare(scenarios.RunOptions{Locks: fencing, Workload: "counter"})
+	require.NoError(t, err)
+	require.Equal(t, "counter", p.WorkloadName())
+	p, err = s.Prepare(scenarios.RunOptions{Locks: noTLS})
+	require.NoError(t, err)
+	require.Equal(t, "counter", p.WorkloadName(), "no fencing declared")
 	_, err = tlsScenario.Prepare(scenarios.RunOptions{Locks: noTLS})
 	require.ErrorContains(t, err, "lock simple cannot run in scenario failover-simple-tls with TLS: lock simple of driver old-driver does not declare TLS")
 	_, err = s.Prepare(scenarios.RunOptions{Locks: noTLS, TLS: true})

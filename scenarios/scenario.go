@@ -42,6 +42,8 @@ type Scenario struct {
 	Description string
 	Expect      Expectation
 	Lock        string
+	// Mix are locks the last client slots open instead of Lock (mix.go).
+	Mix []LockMix
 	// LockOptions tune the lock every client opens (zero: its defaults).
 	LockOptions client.LockOptions
 	Cluster     cluster.Spec
@@ -51,6 +53,13 @@ type Scenario struct {
 	// time; a run with no re-entry granted did not stage what it set out
 	// to, and is unknown.
 	Reenter bool
+	// Queue: the run judges the order of a queue of waiters, so only a
+	// lock that keeps one (Catalogue.Queues) runs it.
+	Queue bool
+	// Fence: the run judges fencing tokens at the resource, so it counts
+	// only if some holder's access was stale (a newer lease had been
+	// granted) and met the fence.
+	Fence   bool
 	Nemesis string
 	// Fault tunes the nemesis: its victim, timing, point.
 	Fault nemesis.Params
@@ -66,6 +75,11 @@ type Scenario struct {
 	// for Settle (default: two TTLs), and for Time at least.
 	Time   time.Duration
 	Settle time.Duration
+	// RunOn bounds how long the workload runs on past Settle while it has
+	// fewer ok acquires than its minimum (default: Time): a run gathers
+	// its evidence by construction, and ends short of it (unknown) only
+	// past this bound, not on the clock of a loaded machine.
+	RunOn time.Duration
 	// Precondition is what must hold when the decisive fault strikes, in
 	// words ("client A holds the lock on redis-1..3 when redis-3
 	// restarts"); the checker proves it from the history (a lease aimed at
@@ -80,6 +94,24 @@ type Scenario struct {
 	// Driver names the shipped driver (package drivers) that runs every
 	// client; "" is deadbolt's own client. --driver replaces it.
 	Driver string
+	// Upstream is where a library's tracker records the bug a finding
+	// reproduces ("" for a finding nobody had reported).
+	Upstream string
+	// Finding: the scenario reproduces a bug of a lock library
+	// (findings/), judged at each version known.json lists.
+	Finding bool
+}
+
+// Versions are the locks known.json judges the scenario with, its own
+// first: for a finding, the library's affected and fixed versions.
+func (s Scenario) Versions() []string {
+	out := []string{s.Lock}
+	for _, l := range slices.Sorted(maps.Keys(known[s.Name])) {
+		if l != s.Lock {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func (s Scenario) minAcquires() int {
@@ -97,6 +129,14 @@ func (s Scenario) settle() time.Duration {
 		return s.Settle
 	}
 	return max(2*s.TTL, time.Second)
+}
+
+// runOn is RunOn, or Time.
+func (s Scenario) runOn() time.Duration {
+	if s.RunOn > 0 {
+		return s.RunOn
+	}
+	return s.Time
 }
 
 // Length is about how long a run of the scenario takes, for running the
@@ -135,13 +175,20 @@ func register(s Scenario) {
 	registry[s.Name] = s
 }
 
-// Get returns the named scenario.
+// Get returns the named scenario. TEMPLATE@LOCK is the scenario TEMPLATE
+// with LOCK in place of its own, expecting what the known-results table
+// knows (Cell): a matrix's or an audit's cell, or a finding at a version.
 func Get(name string) (Scenario, error) {
 	s, ok := registry[name]
-	if !ok {
-		return Scenario{}, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(Names(), ", "))
+	if ok {
+		return s, nil
 	}
-	return s, nil
+	if template, lock, cell := strings.Cut(name, "@"); cell && lock != "" {
+		if t, ok := registry[template]; ok {
+			return Cell(t, lock), nil
+		}
+	}
+	return Scenario{}, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(Names(), ", "))
 }
 
 // Names lists every scenario, sorted.
@@ -149,12 +196,21 @@ func Names() []string {
 	return slices.Sorted(maps.Keys(registry))
 }
 
-// CISuite lists the scenarios `make scenario` runs, sorted.
+// CISuite lists the scenarios `make scenario` runs, sorted: a finding in
+// CI runs at every version known.json judges it, the affected and the
+// fixed (NAME@VERSION beside its own).
 func CISuite() []string {
 	var out []string
 	for _, n := range Names() {
-		if registry[n].CI {
-			out = append(out, n)
+		s := registry[n]
+		if !s.CI {
+			continue
+		}
+		out = append(out, n)
+		if s.Finding {
+			for _, v := range s.Versions()[1:] {
+				out = append(out, n+"@"+v)
+			}
 		}
 	}
 	return out

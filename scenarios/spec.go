@@ -22,11 +22,13 @@ const SpecFile = "scenario.json"
 // the TTL) and re-run without the code that defined it. It is also the
 // scenario file's schema (file.go).
 type RunSpec struct {
-	Scenario    string             `json:"scenario"`
-	Description string             `json:"description"`
-	Expect      Expectation        `json:"expect"`
-	Seed        uint64             `json:"seed"`
-	Lock        string             `json:"lock"`
+	Scenario    string      `json:"scenario"`
+	Description string      `json:"description"`
+	Expect      Expectation `json:"expect"`
+	Seed        uint64      `json:"seed"`
+	Lock        string      `json:"lock"`
+	// Mix are locks the last client slots opened instead of Lock.
+	Mix         []LockMix          `json:"mix,omitempty"`
 	LockOptions client.LockOptions `json:"lock_options"`
 	Cluster     cluster.Spec       `json:"cluster"`
 	Workload    string             `json:"workload"`
@@ -35,7 +37,11 @@ type RunSpec struct {
 	// checkers judge a client's holds of one key as one.
 	Reentrant bool `json:"reentrant,omitempty"`
 	// Reenter: the clients re-entered the keys they held (nested acquires).
-	Reenter   bool           `json:"reenter,omitempty"`
+	Reenter bool `json:"reenter,omitempty"`
+	// Queue: the run judges the order of the lock's queue of waiters.
+	Queue bool `json:"queue,omitempty"`
+	// Fence: the run judges fencing tokens at the resource.
+	Fence     bool           `json:"fence,omitempty"`
 	Nemesis   string         `json:"nemesis"`
 	Fault     nemesis.Params `json:"fault"`
 	Clients   int            `json:"clients"`
@@ -47,6 +53,9 @@ type RunSpec struct {
 	TimeMS    int64          `json:"time_ms"`
 	// SettleMS is how long the workload ran on after the cluster converged.
 	SettleMS int64 `json:"settle_ms,omitempty"`
+	// RunOnMS bounds how long the workload ran on past its settle while
+	// it had fewer ok acquires than min_acquires (default: time_ms).
+	RunOnMS int64 `json:"run_on_ms,omitempty"`
 	// Precondition is what had to hold when the decisive fault struck.
 	Precondition string `json:"precondition,omitempty"`
 	MinAcquires  int    `json:"min_acquires"`
@@ -57,6 +66,8 @@ type RunSpec struct {
 	DriverName string `json:"driver_name,omitempty"`
 	// CI marks the scenarios of the CI suite.
 	CI bool `json:"ci,omitempty"`
+	// Upstream is where the library's tracker records a finding's bug.
+	Upstream string `json:"upstream,omitempty"`
 	// Target is the existing deployment the run went against (--target),
 	// its password redacted; absent when deadbolt started the cluster.
 	Target *endpoints.Endpoints `json:"target,omitempty"`

@@ -7,35 +7,40 @@ import (
 	"strings"
 )
 
-// The registered scenarios are files: suite/<name>.json, in the
-// scenario.json schema, embedded so that the binary lists and runs them
-// anywhere. Adding one is adding a file (and its expectation to
-// known.json); suite/NOTES.md says why the existing ones are built as
-// they are.
+// The registered scenarios are files, in the scenario.json schema,
+// embedded so that the binary lists and runs them anywhere: suite/<name>.json
+// are the failures of the Redlock debate, findings/<name>.json the bugs
+// of real lock libraries, each reproduced at the versions it affects and
+// passing at the version that fixed it (known.json has both). Adding one
+// is adding a file (and its expectations to known.json); each
+// directory's NOTES.md says why its scenarios are built as they are.
 //
-//go:embed suite/*.json
+//go:embed suite/*.json findings/*.json
 var suiteFiles embed.FS
 
 func init() {
-	entries, err := suiteFiles.ReadDir("suite")
-	if err != nil {
-		panic(err)
-	}
-	for _, e := range entries {
-		b, err := suiteFiles.ReadFile(path.Join("suite", e.Name()))
+	for _, dir := range []string{"suite", "findings"} {
+		entries, err := suiteFiles.ReadDir(dir)
 		if err != nil {
 			panic(err)
 		}
-		f, err := ParseFile(b)
-		if err != nil {
-			panic(fmt.Sprintf("scenarios: suite/%s: %v", e.Name(), err))
+		for _, e := range entries {
+			b, err := suiteFiles.ReadFile(path.Join(dir, e.Name()))
+			if err != nil {
+				panic(err)
+			}
+			f, err := ParseFile(b)
+			if err != nil {
+				panic(fmt.Sprintf("scenarios: %s/%s: %v", dir, e.Name(), err))
+			}
+			if want := strings.TrimSuffix(e.Name(), ".json"); f.Scenario.Name != want {
+				panic(fmt.Sprintf("scenarios: %s/%s names scenario %q: a scenario file is named after its scenario", dir, e.Name(), f.Scenario.Name))
+			}
+			if f.Seed != nil || f.Driver != nil || f.Target {
+				panic(fmt.Sprintf("scenarios: %s/%s records a run (seed, driver command or target): a registered scenario is drawn anew each run", dir, e.Name()))
+			}
+			f.Scenario.Finding = dir == "findings"
+			register(f.Scenario)
 		}
-		if want := strings.TrimSuffix(e.Name(), ".json"); f.Scenario.Name != want {
-			panic(fmt.Sprintf("scenarios: suite/%s names scenario %q: a suite file is named after its scenario", e.Name(), f.Scenario.Name))
-		}
-		if f.Seed != nil || f.Driver != nil || f.Target {
-			panic(fmt.Sprintf("scenarios: suite/%s records a run (seed, driver command or target): a suite scenario is drawn anew each run", e.Name()))
-		}
-		register(f.Scenario)
 	}
 }

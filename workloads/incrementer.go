@@ -44,27 +44,43 @@ func (w *incrementer) Setup(ctx context.Context, h *Harness) error {
 func (w *incrementer) Next(s *Session) string { return w.keys[s.Rand().IntN(len(w.keys))] }
 
 func (w *incrementer) Critical(_ context.Context, s *Session, l *Lease) {
-	fence := func(op *history.Op) {
-		if w.fenced {
-			op.Fence = l.Fence
-		}
-	}
-	var read int64
-	_, t := s.Resource(history.Read, l, w.read(l), fence, func(rep client.Reply, op *history.Op) {
-		into(value)(rep, op)
-		if op.Value != nil {
-			read = *op.Value
-		}
-	})
-	if t != history.OK {
+	read, ok := w.read1(s, l)
+	if !ok {
 		return
 	}
 	s.Hold(s.Work(), l)
 	if gone(s, l) {
 		return
 	}
+	w.write1(s, l, read)
+}
+
+// read1 reads l's register under l: its value, and whether the read was ok.
+func (w *incrementer) read1(s *Session, l *Lease) (int64, bool) {
+	var read int64
+	_, t := s.Resource(history.Read, l, w.read(l), w.fence(l), func(rep client.Reply, op *history.Op) {
+		into(value)(rep, op)
+		if op.Value != nil {
+			read = *op.Value
+		}
+	})
+	return read, t == history.OK
+}
+
+// write1 writes read + 1 to l's register under l.
+func (w *incrementer) write1(s *Session, l *Lease, read int64) {
+	fence := w.fence(l)
 	s.Resource(history.Write, l, w.write(l, read+1),
 		func(op *history.Op) { fence(op); op.Value = history.Int(read + 1) }, into(prev))
+}
+
+// fence stamps an operation with l's fencing token when the register is fenced.
+func (w *incrementer) fence(l *Lease) func(*history.Op) {
+	return func(op *history.Op) {
+		if w.fenced {
+			op.Fence = l.Fence
+		}
+	}
 }
 
 func (w *incrementer) Final(ctx context.Context, h *Harness) error {

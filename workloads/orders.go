@@ -29,9 +29,12 @@ const (
 	Stock = 100
 	// Users arrive in waves: each wave has usersPerWave users, and clients
 	// buy for the current wave's users, so that several clients try to buy
-	// for one user at once, as double-clicks and retries do.
+	// for one user at once, as double-clicks and retries do. A wave lasts
+	// two lease times (waveLength), at least shortestWave: a user whose lock
+	// a failover lost is still wanted when the clients reach the new
+	// master, so another client asks for that user there.
 	usersPerWave = 3
-	waveLength   = 500 * time.Millisecond
+	shortestWave = 500 * time.Millisecond
 	// OrderKeyPrefix is the user lock's prefix, as in the seeds; the
 	// orders checker reads the stock and the users' counts by these keys.
 	OrderKeyPrefix = checker.OrderKeyPrefix
@@ -62,7 +65,7 @@ func (o *orders) Setup(ctx context.Context, h *Harness) error {
 }
 
 func (o *orders) Next(s *Session) string {
-	wave := s.Now() / int64(waveLength)
+	wave := s.Now() / int64(waveLength(s.TTL()))
 	return fmt.Sprintf("%su%d", OrderKeyPrefix, wave*usersPerWave+int64(s.Rand().IntN(usersPerWave)))
 }
 
@@ -90,6 +93,9 @@ func (o *orders) Critical(_ context.Context, s *Session, l *Lease) {
 			}
 		})
 }
+
+// waveLength is how long one wave of users lasts under leases of ttl.
+func waveLength(ttl time.Duration) time.Duration { return max(shortestWave, 2*ttl) }
 
 // Final reads the stock left and every user's order count.
 func (o *orders) Final(ctx context.Context, h *Harness) error {

@@ -37,6 +37,11 @@ type Runner struct {
 	latencies   latencies
 
 	gates *gates
+	// mixedBy is the lock each history process opened, where it was a
+	// mixed one (mix.go).
+	mixedBy map[int]string
+	// inspecting serialises the harness's reads after refusals.
+	inspecting sync.Mutex
 }
 
 // Stop is a client that stopped itself at an armed point.

@@ -10,8 +10,9 @@ import (
 )
 
 // Aim is a request a fault times itself from: client slot Slot's (AnySlot:
-// any client's) next Op (history.Acquire or history.Release) of Key ("":
-// of any key). Quiet
+// any client's) next Op (history.Acquire, history.Release, or
+// history.Renew for the holder's extend or reacquire) of Key ("": of any
+// key). Quiet
 // takes only a request written while no other client holds Key or is
 // asking for it, so that an acquire meets a free key.
 type Aim struct {

@@ -83,6 +83,9 @@ func (s *Session) Hold(d time.Duration, l *Lease) {
 // Work is a random work time within the configured hold bounds.
 func (s *Session) Work() time.Duration { return between(s.rng, s.r.cfg.HoldMin, s.r.cfg.HoldMax) }
 
+// TTL is the lease time the clients ask for.
+func (s *Session) TTL() time.Duration { return s.r.cfg.TTL }
+
 // Now is the current time on the history's clock.
 func (s *Session) Now() int64 { return s.r.cfg.Rec.Now() }
 
@@ -126,7 +129,8 @@ func (s *Session) restart() error {
 	if logw != nil {
 		o.Stderr = logw
 	}
-	p, err := client.Start(s.r.cfg.Driver, o)
+	lock, driver := s.r.cfg.lockOf(s.slot)
+	p, err := client.Start(driver, o)
 	if err != nil {
 		return fmt.Errorf("client %d: %w", s.slot, err)
 	}
@@ -138,19 +142,20 @@ func (s *Session) restart() error {
 		}
 	}
 	lo := s.r.cfg.LockOptions
-	rep, err := p.Call(s.ctx, client.Request{Op: client.OpOpen, Lock: s.r.cfg.Lock, TTLMS: s.r.cfg.TTL.Milliseconds(), Options: &lo, Endpoints: &e}, s.r.cfg.replyTimeout())
+	rep, err := p.Call(s.ctx, client.Request{Op: client.OpOpen, Lock: lock, TTLMS: s.r.cfg.TTL.Milliseconds(), Options: &lo, Endpoints: &e}, s.r.cfg.replyTimeout())
 	if err == nil && rep.Outcome != client.OutcomeOK {
 		err = errors.New(rep.Error)
 	}
 	if err != nil {
 		p.Kill()
-		return fmt.Errorf("client %d (process %d) could not open lock %s: %w", s.slot, id, s.r.cfg.Lock, err)
+		return fmt.Errorf("client %d (process %d) could not open lock %s: %w", s.slot, id, lock, err)
 	}
 	s.mu.Lock()
 	s.proc, s.process, s.grants = p, id, 0
 	s.leases = map[string]*Lease{}
 	s.mu.Unlock()
 	s.r.track(id, p)
+	s.r.noteMixed(id, lock)
 	return nil
 }
 
@@ -210,7 +215,7 @@ func (s *Session) call(inv history.Op, req client.Request, done func(client.Repl
 	sentAt, aimed := s.sentAt, s.aimed
 	s.inflight = nil
 	s.mu.Unlock()
-	if err == nil && rep.Outcome == client.OutcomeOK && !sentAt.IsZero() && !aimed && (inv.F == history.Acquire || inv.F == history.Release) {
+	if err == nil && rep.Outcome == client.OutcomeOK && !sentAt.IsZero() && !aimed && aimable(inv) {
 		// A struck request's latency includes its stop: not the client's.
 		s.r.noteLatency(s.slot, inv.F, time.Since(sentAt))
 	}
@@ -221,6 +226,7 @@ func (s *Session) call(inv history.Op, req client.Request, done func(client.Repl
 		out.Type, out.Error = history.Info, err.Error()
 	case rep.Outcome == client.OutcomeOK || rep.Outcome == client.OutcomeFail:
 		out.Type, out.Error = history.Type(rep.Outcome), rep.Error
+		out.Began, out.Ended = s.began(rep, inv.Time)
 		if done != nil {
 			done(rep, &out)
 		}
@@ -245,14 +251,51 @@ func (s *Session) call(inv history.Op, req client.Request, done func(client.Repl
 	return rep, out.Type, nil
 }
 
+// leaseTTL is the lease time of an ok grant or renewal: the configured
+// one, or the longer one the lock says it set (a lease the lock made
+// longer than asked lasts as long as it says, for the judge too).
+func leaseTTL(configured int64, rep client.Reply) int64 {
+	return max(configured, rep.TTLMS*int64(time.Millisecond))
+}
+
+// began places the client's stamps of when it began and ended a call on
+// the history's clock, within the call (stamps outside it, or out of
+// order, are no reading).
+func (s *Session) began(rep client.Reply, invoked int64) (began, ended int64) {
+	if rep.BeganMonoNS == 0 {
+		return 0, 0
+	}
+	now := s.r.cfg.Rec.Now()
+	b := s.r.cfg.Rec.FromMono(rep.BeganMonoNS)
+	if b < invoked || b > now {
+		return 0, 0
+	}
+	if rep.EndedMonoNS == 0 {
+		return b, 0
+	}
+	e := s.r.cfg.Rec.FromMono(rep.EndedMonoNS)
+	if e < b || e > now {
+		return b, 0
+	}
+	return b, e
+}
+
+// aimable: a fault may time itself from op's request (sends.go): an
+// acquire, a release, or the holder's own renewal (an extend, a
+// reacquire), recorded as history.Renew.
+func aimable(op history.Op) bool {
+	return op.F == history.Acquire || op.F == history.Release || (op.F == history.Renew && op.Via != "")
+}
+
 // sent hears the write of a request (on the session's goroutine, inside
-// call) and offers an acquire or a release to a fault timed from it.
+// call) and offers an acquire, a release or an extend to a fault timed
+// from it.
 func (s *Session) sent(req client.Request, at time.Time) {
 	s.mu.Lock()
 	inv := s.inflight
 	s.sentAt = at
 	s.mu.Unlock()
-	if inv == nil || (inv.F != history.Acquire && inv.F != history.Release) {
+	if inv == nil || !aimable(*inv) {
 		return
 	}
 	if s.r.offerSend(s, *inv, req.ID, at) {
@@ -307,14 +350,18 @@ func (s *Session) acquireAs(key string, nested bool) (*Lease, error) {
 			op.Queued = max(s.r.cfg.Rec.FromMono(rep.QueuedMonoNS), 0)
 		}
 		if rep.Outcome == client.OutcomeFail {
-			op.Refused = rep.Refused
+			op.Refused, op.Owner = rep.Refused, rep.Token // the token it tried, when it says
 			return
 		}
 		op.Owner, op.Fence, op.Seq = rep.Token, rep.Fence, rep.Seq
+		op.TTL = leaseTTL(ttl, rep)
 		if rep.DeadlineMonoNS != 0 {
 			op.Deadline = max(s.r.cfg.Rec.FromMono(rep.DeadlineMonoNS), 0)
 		}
 	})
+	if err == nil && t == history.Fail && rep.Refused && rep.Token != "" {
+		s.r.inspect(s.ctx, key, id, rep.Token)
+	}
 	if err == nil && t != history.OK {
 		s.reachAs(history.Acquire, key, id, false)
 	}
@@ -342,11 +389,47 @@ func (s *Session) release(l *Lease) error {
 		return nil // its process was replaced: the lease died with it
 	}
 	inv := history.Op{F: history.Release, Key: l.Key, Lease: l.ID, Owner: l.Token}
-	_, _, err := s.call(inv, client.Request{Op: client.OpRelease, Lease: l.ID}, nil)
+	_, _, err := s.call(inv, client.Request{Op: client.OpRelease, Lease: l.ID}, func(rep client.Reply, op *history.Op) {
+		op.Refused = rep.Refused && rep.Outcome == client.OutcomeFail // the lock said not held
+	})
 	s.mu.Lock()
 	delete(s.leases, l.ID)
 	s.mu.Unlock()
 	return err
+}
+
+// Renew makes the holder's own call on l, via history.ViaExtend or
+// ViaReacquire, and records it as a renewal of l on the client's process:
+// its type is OK when the lock said the lease goes on, Fail when it said
+// it does not, Info when unknown. A lease whose process was replaced
+// returns Fail without a call.
+func (s *Session) Renew(l *Lease, via string) history.Type {
+	if err := s.alive(); err != nil {
+		return history.Fail
+	}
+	s.mu.Lock()
+	_, mine := s.leases[l.ID]
+	s.mu.Unlock()
+	if !mine {
+		return history.Fail
+	}
+	ttl := int64(s.r.cfg.TTL)
+	inv := history.Op{F: history.Renew, Key: l.Key, Lease: l.ID, Owner: l.Token, TTL: ttl, Via: via}
+	_, t, err := s.call(inv, client.Request{Op: via, Lease: l.ID}, func(rep client.Reply, op *history.Op) {
+		op.TTL, op.Via = ttl, via
+		if rep.Outcome == client.OutcomeOK {
+			op.TTL = leaseTTL(ttl, rep)
+		} else {
+			op.Refused = rep.Refused
+		}
+		if rep.Outcome == client.OutcomeOK && rep.DeadlineMonoNS != 0 {
+			op.Deadline = max(s.r.cfg.Rec.FromMono(rep.DeadlineMonoNS), 0)
+		}
+	})
+	if err != nil {
+		return history.Info
+	}
+	return t
 }
 
 // Resource runs one command on the protected resource under l and records
@@ -401,7 +484,7 @@ func (s *Session) onEvent(ev client.Event) {
 	case ev.Event == client.EventRenew && ev.Phase == client.PhaseInvoke:
 		op.Type, op.Process = history.Invoke, s.watchdog(l, true)
 	case ev.Event == client.EventRenew:
-		op.Type, op.Process, op.Error = history.Type(ev.Phase), s.watchdog(l, false), ev.Error
+		op.Type, op.Process, op.Error, op.Refused = history.Type(ev.Phase), s.watchdog(l, false), ev.Error, ev.Refused && ev.Phase == client.OutcomeFail
 		if op.Process < 0 {
 			return // a completion without its invocation: nothing to pair it with
 		}
@@ -415,7 +498,9 @@ func (s *Session) onEvent(ev client.Event) {
 			defer s.retireWatchdog(l)
 		}
 	case ev.Event == client.EventLost:
-		op.F, op.Type, op.Process = history.Lost, history.Invoke, s.watchdog(l, true)
+		// On a process of its own: the deadline may pass while a renewal
+		// is still in flight on the watchdog's, which must not invoke twice.
+		op.F, op.Type, op.Process = history.Lost, history.Invoke, s.oneOff()
 		rec.RecordStamped(op, at)
 		op.Type = history.OK
 		l.lostOnce.Do(func() { close(l.lost) })
@@ -439,6 +524,17 @@ func (s *Session) watchdog(l *Lease, fresh bool) int {
 	// Outside s.mu: the runner's lock is taken before a session's
 	// elsewhere (Runner.Client, Runner.Quiet), never after.
 	s.r.track(id, proc)
+	return id
+}
+
+// oneOff allocates a history process of this session's client for one
+// operation.
+func (s *Session) oneOff() int {
+	id := s.r.nextProcess()
+	s.mu.Lock()
+	proc := s.proc
+	s.mu.Unlock()
+	s.r.track(id, proc) // outside s.mu, as in watchdog
 	return id
 }
 

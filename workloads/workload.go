@@ -55,6 +55,9 @@ type Config struct {
 	SlotEndpoints func(slot int) (endpoints.Endpoints, error)
 	// Driver starts one client process.
 	Driver client.Command
+	// Mix are other locks the last client slots open, each with its own
+	// driver (mix.go).
+	Mix []Mixed
 	// ReplyTimeout bounds each request to a client (time it spends paused
 	// excluded); 0 means DefaultReplyTimeout.
 	ReplyTimeout time.Duration
@@ -63,6 +66,11 @@ type Config struct {
 	// Reenter makes clients acquire a key they hold again, nested, half
 	// of the time (reenter.go).
 	Reenter bool
+	// Inspect, when set, reads key on every node of the lock service: each
+	// node's value (nodes without the key, or whose value is not a string,
+	// left out). The harness reads a key after an acquire the lock refused
+	// that said which token it tried (inspect.go).
+	Inspect func(ctx context.Context, key string) (map[string]string, error)
 	Rec     *history.Recorder
 }
 
@@ -84,7 +92,7 @@ func (c Config) Validate() error {
 	case c.HoldMin < 0 || c.HoldMax < c.HoldMin || c.Pause < 0:
 		return fmt.Errorf("hold times need 0 <= min <= max and a pause >= 0 (got %s, %s, %s)", c.HoldMin, c.HoldMax, c.Pause)
 	}
-	return nil
+	return c.validateMix()
 }
 
 // Kind is a registered workload.
@@ -97,7 +105,10 @@ type Kind struct {
 	Resource bool
 	// NeedsKeys says it locks Config.Keys, which must not be empty.
 	NeedsKeys bool
-	New       func(Config) Workload
+	// Calls are the calls on a held lease the clients make (locks.CallExtend,
+	// locks.CallReacquire): the lock must offer each.
+	Calls []string
+	New   func(Config) Workload
 }
 
 var registry = map[string]Kind{}
@@ -105,6 +116,11 @@ var registry = map[string]Kind{}
 func register(k Kind) {
 	if _, dup := registry[k.Name]; dup {
 		panic("workloads: duplicate " + k.Name)
+	}
+	if !slices.Contains(k.Checkers, "uses") {
+		// What the lock's answers led to is judged in every workload: a
+		// refusal that left its own token behind needs no resource.
+		k.Checkers = append(slices.Clone(k.Checkers), "uses")
 	}
 	registry[k.Name] = k
 }

@@ -230,7 +230,7 @@ func TestEveryWorkloadNamesItsCheckers(t *testing.T) {
 	}
 	b, err := json.Marshal(workloads.Names())
 	require.NoError(t, err)
-	require.JSONEq(t, `["counter","fenced","mutex","orders"]`, string(b))
+	require.JSONEq(t, `["counter","fenced","heartbeat","keepalive","mutex","orders"]`, string(b))
 }
 
 // Each client slot reaches the lock service through its own links: with

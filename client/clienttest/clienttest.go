@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/deadbolt-lab/deadbolt/client"
+	_ "github.com/deadbolt-lab/deadbolt/locks/all" // the driver offers every lock deadbolt has
 )
 
 const envDriver = "DEADBOLT_TEST_DRIVER"

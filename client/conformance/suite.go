@@ -63,6 +63,7 @@ func Run(t T, c *cluster.Cluster, cmd client.Command, lock string) {
 		{"unreachable nodes", s.unreachable},
 		{"malformed line", s.malformed},
 		{"end of input", s.endOfInput},
+		{"calls on a held lease", s.leaseCalls},
 	} {
 		t.Run(step.name, step.run)
 	}
@@ -209,6 +210,38 @@ func (s *suite) acquireRelease(t T) {
 	require.Equal(t, client.OutcomeOK, r.Outcome, "free again after the release: %s", r.Error)
 	require.Equal(t, int64(1), s.master.Exists(ctx, k).Val())
 	require.Equal(t, client.OutcomeOK, call(t, b, release("p1.2")).Outcome)
+}
+
+// leaseCalls checks the calls on a held lease the lock declares (calls in
+// lock_info): each says ok on a lease it holds, giving the key its TTL
+// anew; fail for a lease the driver does not know; and fail, refused, once
+// the key is another's. A lock that declares none is not asked.
+func (s *suite) leaseCalls(t T) {
+	hello, err := client.Probe(s.cmd)
+	require.NoError(t, err)
+	calls := hello.Info[s.lock].Calls
+	if len(calls) == 0 {
+		return
+	}
+	ctx := context.Background()
+	const ttl = 5 * time.Second
+	a := s.opened(t, ttl)
+	for _, op := range calls {
+		k := key(t) + ":" + op
+		require.Equal(t, client.OutcomeOK, call(t, a, acquire(k, "p0."+op)).Outcome)
+		require.NoError(t, s.master.PExpire(ctx, k, time.Second).Err())
+		r := call(t, a, client.Request{Op: op, Lease: "p0." + op})
+		require.Equal(t, client.OutcomeOK, r.Outcome, "%s of a lease it holds: %s", op, r.Error)
+		pttl := s.master.PTTL(ctx, k).Val()
+		require.Greater(t, pttl, 2*time.Second, "%s gave the key its TTL anew, not %v", op, pttl)
+		require.Equal(t, client.OutcomeFail, call(t, a, client.Request{Op: op, Lease: "p0.99"}).Outcome, "%s of a lease the driver does not know", op)
+		require.NoError(t, s.master.Set(ctx, k, "someone-else", ttl).Err())
+		r = call(t, a, client.Request{Op: op, Lease: "p0." + op})
+		require.Equal(t, client.OutcomeFail, r.Outcome, "%s of a key another holds", op)
+		require.True(t, r.Refused, "%s that found the key another's is refused: the lock said no", op)
+		require.Equal(t, "someone-else", s.master.Get(ctx, k).Val(), "%s left another's key alone", op)
+		s.master.Del(ctx, k)
+	}
 }
 
 func (s *suite) resource(t T) {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +23,16 @@ import (
 func cmdCheck(ctx context.Context, args []string, stdout io.Writer) error {
 	fset := flag.NewFlagSet("check", flag.ContinueOnError)
 	cpuProfile := fset.String("cpuprofile", "", "write a CPU profile of the check to `FILE` (go tool pprof reads it)")
+	steps := int64(checker.DefaultModelSteps)
+	fset.Func("model-steps", fmt.Sprintf("search each key (or piece of one) in at most `N` steps of the lease-lock model; a key it cannot decide in them is unknown. A budget of work, not time: the verdict is the same on any machine (default %d)", steps),
+		func(s string) error {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || n < 1 {
+				return fmt.Errorf("want a whole number of steps, 1 or more, got %q", s)
+			}
+			steps = n
+			return nil
+		})
 	pos, err := parse(fset, args)
 	if err != nil {
 		return err
@@ -45,7 +56,7 @@ func cmdCheck(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	// The run's description says which checkers apply; a bare history
 	// gets the checks of the lock service alone.
-	opts := checker.Options{LinearizabilityTimeout: checker.DefaultLinearizabilityTimeout, MinAcquires: scenarios.MinAcquires}
+	opts := checker.Options{ModelSteps: steps, MinAcquires: scenarios.MinAcquires}
 	from := "no scenario.json beside it: the lock-service checks only"
 	spec, err := scenarios.ReadSpec(filepath.Dir(path))
 	switch {
@@ -85,6 +96,11 @@ func cmdCheck(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%s: CUT: %s; every complete line before it was checked\n", path, res.Tail)
 	}
 	fmt.Fprintf(stdout, "%s (%s): %s in %s (read and checked). %s\n", path, from, res.Verdict, time.Since(started).Round(time.Millisecond), res.Reason)
+	if c, ok := res.Check("lease-lock"); ok {
+		if ll, ok := c.Details.(*checker.LeaseLockResult); ok {
+			fmt.Fprintf(stdout, "lease-lock model: %d steps in all, at most %d in one search (budget %d)\n", ll.Steps, ll.MostSteps, steps)
+		}
+	}
 	for i, a := range res.Anomalies {
 		if i == 10 {
 			fmt.Fprintf(stdout, "  ... and %d more anomalies\n", len(res.Anomalies)-i)

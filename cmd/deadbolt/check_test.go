@@ -139,3 +139,30 @@ func TestBadInputMakesNoStore(t *testing.T) {
 		}
 	}
 }
+
+// --model-steps is the lease-lock model's budget per search: the steps
+// are printed, and a history whose search needs more is unknown (exit 2),
+// the reason naming the budget; the same check twice prints the same.
+func TestCheckModelSteps(t *testing.T) {
+	dir := writeHistory(t, 12, false)
+	code, out, stderr := deadbolt(t, "check", dir)
+	require.Equal(t, exitOK, code, "%s%s", out, stderr)
+	line := func(out string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "lease-lock model: ") {
+				return l
+			}
+		}
+		t.Fatalf("no steps line in %s", out)
+		return ""
+	}
+	first := line(out)
+	require.Contains(t, first, "(budget 2000000)")
+	_, again, _ := deadbolt(t, "check", dir)
+	require.Equal(t, first, line(again))
+
+	code, out, stderr = deadbolt(t, "check", "--model-steps", "1", dir)
+	require.Equal(t, exitUnknown, code, "%s%s", out, stderr)
+	require.Contains(t, out, "the lease-lock model check spent its budget of 1 step on 1 key of 1 before deciding them")
+	require.Contains(t, line(out), "(budget 1)")
+}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/deadbolt-lab/deadbolt/client"
+	_ "github.com/deadbolt-lab/deadbolt/locks/all" // every lock deadbolt has, by name
 )
 
 // cmdClient is `deadbolt client`: the Go driver of the client protocol

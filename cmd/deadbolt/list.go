@@ -4,8 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
+	"github.com/deadbolt-lab/deadbolt/drivers"
 	"github.com/deadbolt-lab/deadbolt/locks"
 	_ "github.com/deadbolt-lab/deadbolt/locks/all"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
@@ -55,6 +57,17 @@ func cmdLocks(args []string, stdout io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	for _, name := range cat.Names() {
 		fmt.Fprintf(tw, "%s\t%s\n", name, cat.Summary(name))
+	}
+	if err := tw.Flush(); err != nil || *driver != "" {
+		return err
+	}
+	// The libraries deadbolt runs at any version: --lock NAME@VERSION
+	// builds (or sets up) a driver on first use.
+	fmt.Fprintln(stdout, "\nlibraries at a version (--lock NAME@VERSION; a driver is built on first use):")
+	tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	for _, n := range drivers.LibraryNames() {
+		l, _ := drivers.GetLibrary(n)
+		fmt.Fprintf(tw, "%s@VERSION\t%s\n\tknown to build: %s\n\tbugs: %s\n", n, l.Summary, strings.Join(l.Known, ", "), l.Upstream)
 	}
 	return tw.Flush()
 }

@@ -34,6 +34,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	tclog "github.com/testcontainers/testcontainers-go/log"
+
+	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
 // Exit codes.
@@ -66,10 +68,11 @@ const usage = `usage:
   deadbolt run --file FILE [flags]   run a scenario file (a stored run's scenario.json replays it, seed included)
   deadbolt scenario [NAME...] [flags] run a suite (default: the CI suite) and compare
   deadbolt matrix [--locks L1,L2] [--faults F1,F2] [--seeds N] [--shard I/N] [flags]  every lock under every failure: matrix.md, matrix.html, matrix.json
+  deadbolt audit [--libraries L@V,...] [--faults F1,F2] [--seeds N] [--shard I/N] [flags]  every library version under every failure and finding: audit.md, audit.html, audit.json
   deadbolt sweep NAME --knob K --values V1,V2 [--seeds N]  the unsafe window: how often the lock breaks at each value
   deadbolt shrink RUN_DIR [--budget N] a smaller scenario that still breaks the lock a run broke: RUN_DIR/shrunk.json
   deadbolt conformance --driver CMD [--lock NAME]  check a driver against docs/driver-protocol.md
-  deadbolt check RUN_DIR             re-check a stored history
+  deadbolt check RUN_DIR [--model-steps N]  re-check a stored history
   deadbolt report RUN_DIR            re-render a stored run's report.md, report.html and the store's index.html
   deadbolt report --merge --out DIR STORE...  join shards' stores: one index.html, one junit.xml, one matrix
   deadbolt client                    a lock user process, started by the harness (docs/driver-protocol.md)
@@ -116,6 +119,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "deadbolt: %s\n", ue.msg)
 		return exitBadInput
+	case errors.Is(err, workloads.ErrDriverRefused):
+		// Tried before the run: the driver does not fit, which is bad input.
+		fmt.Fprintf(stderr, "deadbolt: %v\n", err)
+		return exitBadInput
 	default:
 		fmt.Fprintf(stderr, "deadbolt: %v\n", err)
 		return exitUnknown
@@ -140,6 +147,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "scenario":
 		return cmdScenario(ctx, args[1:], stdout, stderr)
+	case "audit":
+		return cmdAudit(ctx, args[1:], stdout, stderr)
 	case "matrix":
 		return cmdMatrix(ctx, args[1:], stdout, stderr)
 	case "shrink":

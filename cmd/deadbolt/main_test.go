@@ -45,6 +45,10 @@ func TestBadInputExits254WithAMessage(t *testing.T) {
 		{[]string{"scenario", "failover-simple", "nope"}, `unknown scenario "nope"`},
 		{[]string{"check"}, "one run directory"},
 		{[]string{"check", "/no/such/run"}, "no such file"},
+		{[]string{"check", "--model-steps", "x", "/tmp"}, `want a whole number of steps, 1 or more, got "x"`},
+		{[]string{"check", "--model-steps", "-5", "/tmp"}, `want a whole number of steps, 1 or more, got "-5"`},
+		{[]string{"check", "--model-steps", "0", "/tmp"}, `want a whole number of steps, 1 or more, got "0"`},
+		{[]string{"check", "--model-steps", "1e6", "/tmp"}, `got "1e6"`},
 		{[]string{"list", "extra"}, "no arguments"},
 		{[]string{"workloads", "extra"}, "no arguments"},
 		{[]string{"faults", "extra"}, "no arguments"},
@@ -82,6 +86,11 @@ func TestBadInputExits254WithAMessage(t *testing.T) {
 		{[]string{"run", "failover-redlock", "--min-replicas-to-write", "1"}, "each master has 0 replica(s)"},
 		{[]string{"run", "failover-simple", "--tls=maybe"}, "invalid boolean value"},
 		{[]string{"run", "failover-simple", "--tls", "--lock", "nope"}, `unknown lock "nope"`},
+		{[]string{"run", "failover-simple", "--server", "redis-6.2"}, `unknown server "redis-6.2" (known: redis-7.0, redis-8.0, valkey-8.1)`},
+		{[]string{"scenario", "--server", "keydb"}, `unknown server "keydb"`},
+		{[]string{"matrix", "--server", "valkey"}, `unknown server "valkey"`},
+		{[]string{"sweep", "pause-simple", "--knob", "pause-ttl", "--values", "1", "--server", "x"}, `unknown server "x"`},
+		{[]string{"run", "failover-simple", "--server", "redis-8.0", "--target", "t.json"}, "--target runs against a deployment"},
 	} {
 		code, _, stderr := deadbolt(t, tc.args...)
 		require.Equal(t, exitBadInput, code, "%v", tc.args)

@@ -45,22 +45,42 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if f.target != "" {
 		return badInput("--target: the matrix's failures include node faults, which a deployment of your own does not take; run its cells with deadbolt scenario --target")
 	}
+	return runGrid(ctx, grid{kind: reports.KindMatrix, args: args, rows: lockNames, cols: failureNames,
+		failures: scenarios.Failures(), cells: scenarios.Cells}, f, sr, shard, *junit, stdout, stderr)
+}
+
+// grid is a matrix to run: its kind, rows (locks), columns (failures) and
+// how its cells are made.
+type grid struct {
+	kind       string
+	args       []string
+	rows, cols []string
+	failures   []scenarios.Failure
+	cells      func(locks, failures []string, o scenarios.RunOptions) ([]scenarios.MatrixCell, error)
+}
+
+// runGrid runs a matrix or an audit: every applicable cell over the seeds,
+// its pages written to the store.
+func runGrid(ctx context.Context, g grid, f runFlags, sr seededRuns, shard shardFlag, junit string, stdout, stderr io.Writer) error {
 	o := f.options(stderr)
 	if err := f.probe(&o); err != nil {
 		return err
 	}
-	cells, err := scenarios.Cells(lockNames, failureNames, o)
+	cells, err := g.cells(g.rows, g.cols, o)
 	if err != nil {
 		return badInput("%v", err)
+	}
+	if err := f.checkServer(ctx); err != nil {
+		return err
 	}
 	if err := checkStore(f.store); err != nil {
 		return err
 	}
-	if err := checkJUnit(*junit); err != nil {
+	if err := checkJUnit(junit); err != nil {
 		return err
 	}
 	base := o.Seed
-	m := newMatrix(args, lockNames, failureNames, base, sr.seeds, shard)
+	m := newMatrix(g, base, sr.seeds, shard)
 	for _, c := range cells {
 		if c.NotApplicable != "" {
 			fmt.Fprintf(stderr, "%s x %s: n/a: %s\n", c.Lock, c.Failure, c.NotApplicable)
@@ -82,10 +102,10 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer closePool()
-	fmt.Fprintf(stderr, "matrix: %d locks x %d failures, %d cells to run over %d seeds (%d from %d): %d runs, %d at a time\n",
-		len(lockNames), len(failureNames), len(all)/sr.seeds, sr.seeds, sr.seeds, base, len(all), sr.parallel)
+	fmt.Fprintf(stderr, "%s: %d rows x %d columns, %d cells to run over %d seeds (%d from %d): %d runs, %d at a time\n",
+		g.kind, len(g.rows), len(g.cols), len(all)/sr.seeds, sr.seeds, sr.seeds, base, len(all), sr.parallel)
 	if shard.set() {
-		fmt.Fprintf(stderr, "shard %d/%d: %d of the matrix's %d runs\n", shard.i, shard.n, len(runs), len(all))
+		fmt.Fprintf(stderr, "shard %d/%d: %d of the %s's %d runs\n", shard.i, shard.n, len(runs), g.kind, len(all))
 	}
 	st := newStatus(stderr)
 	st.attach(&o)
@@ -100,35 +120,35 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := reports.WriteMatrix(f.store, m); err != nil {
 		return err
 	}
-	if err := writeSuiteJUnit(*junit, suite, m.Started); err != nil {
+	if err := writeSuiteJUnit(junit, suite, m.Started); err != nil {
 		return err
 	}
 	if err := printMatrix(stdout, m); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nthe matrix: %s (and %s, %s beside it), %s\n", filepath.Join(f.store, reports.MatrixHTMLFile),
-		reports.MatrixMarkdownFile, reports.MatrixJSONFile, m.Took.Round(time.Second))
+	md, html, data := m.Files()
+	fmt.Fprintf(stdout, "\nthe %s: %s (and %s, %s beside it), %s\n", g.kind, filepath.Join(f.store, html), md, data, m.Took.Round(time.Second))
 	if code != exitOK {
 		return exitError{code}
 	}
 	return nil
 }
 
-// newMatrix is the matrix's page before its runs: the command (without
-// where it writes or which shard: what every shard of one matrix has in
-// common), the seeds, rows and columns, and the shard.
-func newMatrix(args, lockNames, failureNames []string, base uint64, seeds int, shard shardFlag) reports.Matrix {
-	m := reports.Matrix{Command: "deadbolt " + strings.Join(append([]string{"matrix"}, withoutFlags(args, "shard", "store", "junit")...), " "),
-		Shards: []int{1}, Of: 1, Locks: lockNames}
+// newMatrix is the page before its runs: the command (without where it
+// writes or which shard: what every shard of one run has in common), the
+// seeds, rows and columns, and the shard.
+func newMatrix(g grid, base uint64, seeds int, shard shardFlag) reports.Matrix {
+	m := reports.Matrix{Kind: g.kind, Command: "deadbolt " + strings.Join(append([]string{g.kind}, withoutFlags(g.args, "shard", "store", "junit")...), " "),
+		Shards: []int{1}, Of: 1, Locks: g.rows}
 	if shard.set() {
 		m.Shards, m.Of = []int{shard.i}, shard.n
 	}
 	for k := range seeds {
 		m.Seeds = append(m.Seeds, base+uint64(k))
 	}
-	for _, fl := range scenarios.Failures() {
-		if slices.Contains(failureNames, fl.Name) {
-			m.Failures = append(m.Failures, reports.MatrixFailure{Name: fl.Name, What: fl.What})
+	for _, fl := range g.failures {
+		if slices.Contains(g.cols, fl.Name) {
+			m.Failures = append(m.Failures, reports.MatrixFailure{Name: fl.Name, What: fl.What, Upstream: fl.Upstream})
 		}
 	}
 	return m

@@ -44,7 +44,7 @@ func (fm fakeMatrix) write(t *testing.T, store string, shard shardFlag) {
 	if shard.set() {
 		args = append(args, fmt.Sprintf("--shard=%d/%d", shard.i, shard.n))
 	}
-	m := newMatrix(args, fm.locks, fm.failures, fm.seed, fm.seeds, shard)
+	m := newMatrix(grid{kind: reports.KindMatrix, args: args, rows: fm.locks, cols: fm.failures, failures: scenarios.Failures()}, fm.seed, fm.seeds, shard)
 	all := scenarios.MatrixRuns(cells, m.Seeds)
 	runs := all
 	if shard.set() {

@@ -80,12 +80,15 @@ func mergeStores(out string, stores []string, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%d runs of %d stores merged into %s\n  %s\n  %s\n", merged.Runs, len(stores), out,
 		filepath.Join(out, reports.IndexFile), filepath.Join(out, reports.JUnitFile))
-	if m := merged.Matrix; m != nil {
-		fmt.Fprintf(stdout, "  %s (and %s, %s beside it)\n", filepath.Join(out, reports.MatrixHTMLFile), reports.MatrixMarkdownFile, reports.MatrixJSONFile)
+	for _, m := range merged.Matrices {
+		md, html, data := m.Files()
+		fmt.Fprintf(stdout, "  %s (and %s, %s beside it)\n", filepath.Join(out, html), md, data)
 		if note := m.ShardNote(); note != "" {
 			fmt.Fprintf(stdout, "%s\n", note)
 		}
-		return printMatrix(stdout, *m)
+		if err := printMatrix(stdout, *m); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -82,6 +82,9 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			runs, runSeeds, point = append(runs, sc), append(runSeeds, seed), append(point, i)
 		}
 	}
+	if err := f.checkServer(ctx); err != nil {
+		return err
+	}
 	if err := checkStore(f.store); err != nil {
 		return err
 	}

@@ -33,17 +33,24 @@ taken effect (info); otherwise it certainly did not (fail).
 The driver is single-threaded: Lock has no watchdog, so it sends no renew or
 lost events, and it has no named points, so it ignores `arm`.
 """
+import copy
+import inspect
 import json
 import logging
 import os
 import ssl
 import sys
 import time
+import uuid
 from fractions import Fraction
 
 try:
     import redis
-    from redis.connection import Connection, ConnectionPool, PythonParser
+    from redis.connection import Connection, ConnectionPool
+    try:
+        from redis.connection import PythonParser
+    except ImportError:  # redis-py 5 moved its parsers
+        from redis._parsers import _RESP2Parser as PythonParser
     from redis.cluster import ClusterNode, RedisCluster
     from redis.exceptions import ConnectionError, LockNotOwnedError, ResponseError, TimeoutError
     from redis.lock import Lock
@@ -54,7 +61,12 @@ except ImportError as e:
         "(apt-get install python3-redis; `make scenario` and `make test` install it)\n" % (sys.executable, e))
     sys.exit(3)
 
-LOCK = "redispy"
+# Run for deadbolt's --lock redispy@VERSION (DEADBOLT_VERSIONED set, the
+# library picked by PYTHONPATH), the lock is named after the version this
+# interpreter imported, so that a run asked for one version and given
+# another is refused.
+VERSIONED = bool(os.environ.get("DEADBOLT_VERSIONED"))
+LOCK = "redispy@%s" % redis.__version__ if VERSIONED else "redispy"
 
 
 def emit(obj):
@@ -142,9 +154,9 @@ class MappedConnection(Connection):
         self.wire.out = True
         super().send_packed_command(command, check_health)
 
-    def read_response(self, disable_decoding=False):
+    def read_response(self, disable_decoding=False, **kwargs):  # redis-py 5 added keywords
         try:
-            reply = super().read_response(disable_decoding=disable_decoding)
+            reply = super().read_response(disable_decoding=disable_decoding, **kwargs)
         except ResponseError as e:
             self.wire.out, self.wire.refused = False, e  # the server refused it
             raise
@@ -206,11 +218,11 @@ class ClusterConnection(MappedConnection):
                 raise Unanswered("%s: %s" % (type(e).__name__, e)) from e
             raise
 
-    def read_response(self, disable_decoding=False):
+    def read_response(self, disable_decoding=False, **kwargs):
         if not self.counted():
-            return Connection.read_response(self, disable_decoding=disable_decoding)
+            return Connection.read_response(self, disable_decoding=disable_decoding, **kwargs)
         try:
-            return super().read_response(disable_decoding=disable_decoding)
+            return super().read_response(disable_decoding=disable_decoding, **kwargs)
         except (ConnectionError, TimeoutError) as e:
             # redis-py has closed the connection already.
             raise Unanswered("%s: %s" % (type(e).__name__, e)) from e
@@ -287,11 +299,11 @@ class Driver:
                                                  **sentinel_tls},
                                 **bounds)
             client = sentinel.master_for(e["master_name"], connection_class=MappedSentinelConnection,
-                                         book=book, wire=self.wire, **bounds, **auth)
+                                         book=book, wire=self.wire, **bounds, **auth, **library_retry())
         elif e.get("topology") == "independent":
             if len(e.get("masters") or []) != 1:
                 return fail("%s runs on one master; got %d independent masters" % (LOCK, len(e.get("masters") or [])))
-            client = self.client_for(e["masters"][0], book, {**bounds, **auth})
+            client = self.client_for(e["masters"][0], book, {**bounds, **auth, **library_retry()})
         elif e.get("topology") == "cluster":
             if not e.get("cluster_nodes"):
                 return fail("cluster endpoints need cluster_nodes")
@@ -325,8 +337,8 @@ class Driver:
                 "again), MOVED and ASK followed; slot_refresh_ms %s ignored: redis-py has no periodic re-read " \
                 "of the slot map, it re-reads it on CLUSTERDOWN, on five connection errors in one call and " \
                 "on every tenth MOVED" % (o.get("slot_refresh_ms") or "(not set)")
-        sys.stderr.write("redispy driver: redis-py %s, %s topology%s%s, ttl %dms, timeout %gs, blocking %s\n"
-                         % (redis.__version__, e["topology"], follows, ", TLS" if tls else "", ttl, timeout,
+        sys.stderr.write("redispy driver: redis-py %s (its default retry: %s), %s topology%s%s, ttl %dms, timeout %gs, blocking %s\n"
+                         % (redis.__version__, library_retry().get("retry", "none"), e["topology"], follows, ", TLS" if tls else "", ttl, timeout,
                             self.blocking_timeout))
         return {"outcome": "ok"}
 
@@ -370,18 +382,41 @@ class Driver:
                 self.client = self.build()
             except Exception as e:
                 return fail("redis-py's RedisCluster could not be built: %s: %s" % (type(e).__name__, e))
-        # One Lock per lease, used by this one thread.
+        # One Lock per lease, used by this one thread. The token is made
+        # as the library makes it, and handed to acquire (its documented
+        # argument), so that a refusal can say which value it tried: the
+        # harness then reads the key, and a refusal that left its own
+        # value there (a retried SET NX) is seen.
         lock = Lock(self.client, key, timeout=self.timeout, sleep=self.sleep,
                     blocking=self.blocking_timeout is not None, blocking_timeout=self.blocking_timeout,
                     thread_local=False)
-        r = self.call(lock.acquire)
+        token = uuid.uuid1().hex
+        r = self.call(lambda: lock.acquire(token=token))
         if r["outcome"] != "ok":
+            if r["outcome"] == "info":
+                r["token"] = token
             return r
         if not r.pop("reply"):
-            return fail("lock not acquired (taken)", refused=True)
+            return fail("lock not acquired (taken)", refused=True, token=token)
         self.leases[lease] = lock
         # redis-py claims no deadline of its own: none is reported.
         return {"outcome": "ok", "token": lock.local.token.decode()}
+
+    def on_lease(self, req):
+        """extend (a new TTL from now, replace_ttl) or reacquire (the
+        library's own: PEXPIRE to the lock's timeout), on the Lock that
+        holds the lease; the driver keeps the lease whatever the answer."""
+        lock = self.leases.get(req.get("lease")) if isinstance(req.get("lease"), str) else None
+        if lock is None:
+            return fail("no lease %r here" % req.get("lease"))
+        if req["op"] == "extend":
+            r = self.call(lock.extend, self.timeout, True)
+        else:
+            r = self.call(lock.reacquire)
+        r.pop("reply", None)
+        if r["outcome"] == "fail" and r.pop("not_owned", False):
+            r["refused"] = True
+        return r
 
     def release(self, req):
         lease = req.get("lease")
@@ -390,6 +425,8 @@ class Driver:
             return fail("no lease %r here" % lease)
         r = self.call(lock.release)
         r.pop("reply", None)
+        if r["outcome"] == "fail" and r.pop("not_owned", False):
+            r["refused"] = True
         return r
 
     def on_resource(self, req):
@@ -410,7 +447,7 @@ class Driver:
         try:
             return {"outcome": "ok", "reply": f(*args)}
         except LockNotOwnedError as e:  # the owner check ran: not ours
-            return fail(str(e))
+            return fail(str(e), not_owned=True)
         except ResponseError as e:  # an error reply: refused, no effect
             return fail(str(e))
         except Exception as e:  # redis-py's errors, or anything it let through
@@ -420,6 +457,18 @@ class Driver:
                 return fail("%s: %s (Redis refused it, no effect: %s %s)" % (
                     type(e).__name__, e, type(self.wire.refused).__name__, self.wire.refused))
             return fail("%s: %s" % (type(e).__name__, e))
+
+
+def library_retry():
+    """The retry policy redis.Redis gives the connections of a client built
+    as its users build it (redis.Redis(host=..., port=...)): redis-py 6
+    retries every command three times by default, redis-py 4 none. The
+    driver builds its own connection pool (to dial through the address
+    book), which redis-py would otherwise leave without it."""
+    default = inspect.signature(redis.Redis.__init__).parameters.get("retry")
+    if default is None or default.default is None or default.default is inspect.Parameter.empty:
+        return {}
+    return {"retry": copy.deepcopy(default.default)}
 
 
 def credentials(e, user, password):
@@ -446,7 +495,8 @@ def handle(driver, req):
         return driver.open(req)
     if not driver.opened:
         return fail("no lock open: the first request must be open")
-    handler = {"acquire": driver.acquire, "release": driver.release, "resource": driver.on_resource}.get(op)
+    handler = {"acquire": driver.acquire, "release": driver.release, "resource": driver.on_resource,
+               "extend": driver.on_lease, "reacquire": driver.on_lease}.get(op)
     return handler(req) if handler else fail("unknown op %r" % op)
 
 
@@ -471,7 +521,9 @@ def main():
           "lock_info": {LOCK: {"summary": "redis-py %s's own redis.lock.Lock (SET NX PX, owner-checked "
                                           "release script), unmodified" % redis.__version__,
                                "max_groups": 1, "sentinel": ["reconnect"],
-                               "topologies": ["sentinel", "independent", "cluster"], "tls": True}}})
+                               "topologies": ["sentinel", "independent", "cluster"], "tls": True,
+                               "calls": ["extend", "reacquire"],
+                               **({"library": "redis-py", "version": redis.__version__} if VERSIONED else {})}}})
     driver = Driver()
     for line in sys.stdin.buffer:  # bytes: a line that is not UTF-8 is malformed too
         if not line.strip():

@@ -20,3 +20,12 @@
 // outcome. Options map onto the library's own settings (expiry, retries,
 // drift, timeouts) where it has them.
 package adapters
+
+import (
+	"github.com/deadbolt-lab/deadbolt/locks"
+	"github.com/deadbolt-lab/deadbolt/locks/adapters/rueidisadapter"
+)
+
+func init() {
+	locks.Register("rueidis", rueidisadapter.Summary, rueidisadapter.New)
+}

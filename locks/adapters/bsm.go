@@ -99,3 +99,27 @@ func (b *Bsm) Release(ctx context.Context, l *locks.Lease) error {
 	}
 	return nil
 }
+
+// Extend is redislock's Refresh with the lease's TTL.
+func (b *Bsm) Extend(ctx context.Context, l *locks.Lease) error {
+	b.mu.Lock()
+	lk, ok := b.held[l.Token]
+	b.mu.Unlock()
+	if !ok || lk.Key() != l.Key {
+		return fmt.Errorf("%w: bsm: no lock of this client has token %q on %q", locks.ErrNotHeld, l.Token, l.Key)
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, b.o.Timeout)
+	defer cancel()
+	err := lk.Refresh(ctx, b.o.TTL, nil)
+	switch {
+	case errors.Is(err, redislock.ErrNotObtained):
+		return fmt.Errorf("%w: %w", locks.ErrNotHeld, err)
+	case err != nil && locks.Unapplied(err):
+		return errors.Join(locks.ErrNoEffect, err)
+	case err != nil:
+		return fmt.Errorf("bsm: %w", err)
+	}
+	l.Deadline = b.o.Deadline(start)
+	return nil
+}

@@ -159,3 +159,26 @@ func leaves(err error) []error {
 	}
 	return []error{err}
 }
+
+// Extend is redsync's ExtendContext through a mutex that carries the
+// lease's value; the deadline is the mutex's own Until after it.
+func (r *Redsync) Extend(ctx context.Context, l *locks.Lease) error {
+	m := r.rs.NewMutex(l.Key, append(r.opts[:len(r.opts):len(r.opts)], redsync.WithValue(l.Token))...)
+	ctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
+	defer cancel()
+	ok, err := m.ExtendContext(ctx)
+	switch {
+	case ok:
+		l.Deadline = m.Until()
+		return nil
+	case err == nil:
+		return fmt.Errorf("%w: redsync extend refused", locks.ErrNotHeld)
+	case unanswered(err) || errors.Is(err, redsync.ErrExtendFailed):
+		// ErrExtendFailed: a quorum extended it, too late for any validity.
+		return fmt.Errorf("redsync: %w", err)
+	}
+	if failed := failedMasters(err); failed < len(r.clients) {
+		return fmt.Errorf("redsync: extended on %d of %d masters, fewer than a quorum: %w", len(r.clients)-failed, len(r.clients), err)
+	}
+	return fmt.Errorf("%w: redsync: %w", locks.ErrNotHeld, err)
+}

@@ -11,9 +11,15 @@
 //     between them, and the DEL removes that client's lock.
 //   - no-ttl: SET NX with no expiry at all. A holder that crashes blocks the
 //     key forever.
+//   - fence-late: SET NX PX, then INCR for the fencing token as a second
+//     command. A holder stalled between them draws its token after the
+//     next holder's (fence_late.go).
 //   - fair-barging: the fair lock, but a free lock goes to whoever asks
 //     first, in line or not. Mutual exclusion holds; the queue's order
 //     does not (fair_barging.go).
+//   - reentrant-mute: the reentrant lock whose watchdog keeps a loss to
+//     itself: a refused renewal never reaches the holder, who works on
+//     (reentrant_mute.go).
 //
 // Every variant declares the named point inside the window it leaves open
 // and calls Options.At there, so that a test or a scenario can stall or

@@ -1,4 +1,9 @@
-package adapters
+// Package rueidisadapter drives redis/rueidis's rueidislock behind
+// deadbolt's lock interface. It is a package of its own so that the driver
+// of rueidislock at any version (drivers/go/rueidislock) compiles this very
+// adapter against that version: it uses only what rueidis has had since
+// v1.0.18.
+package rueidisadapter
 
 import (
 	"context"
@@ -7,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -18,9 +24,8 @@ import (
 	"github.com/deadbolt-lab/deadbolt/locks"
 )
 
-func init() {
-	locks.Register("rueidis", "redis/rueidis rueidislock unmodified over one master group, rueidis's own Sentinel client: SET NX PXAT, auto-extended every TTL/2, loss seen through client-side caching", NewRueidis)
-}
+// Summary says what the lock is.
+const Summary = "redis/rueidis rueidislock unmodified over one master group, rueidis's own Sentinel client: SET NX PXAT, auto-extended every TTL/2, loss seen through client-side caching"
 
 // Rueidis drives a rueidislock.Locker, built over its own rueidis client
 // from the endpoints: rueidis's Sentinel client on the sentinel topology
@@ -95,8 +100,8 @@ type rueidisHold struct {
 	deleted   *error
 }
 
-// NewRueidis checks the endpoints and prepares the locker; nothing dials.
-func NewRueidis(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
+// New checks the endpoints and prepares the locker; nothing dials.
+func New(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 	if n := e.Groups(); n != 1 {
 		return nil, fmt.Errorf("lock rueidis needs one master group, the topology has %d", n)
 	}
@@ -113,12 +118,13 @@ func NewRueidis(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 	}
 	o = o.WithDefaults()
 	d := e.Dialer()
-	dial := func(ctx context.Context, addr string, nd *net.Dialer, _ *tls.Config) (net.Conn, error) {
-		ctx, cancel := context.WithTimeout(ctx, nd.Timeout)
+	// DialFn, not the later DialCtxFn: rueidis has had it since v1.0.18.
+	dial := func(addr string, nd *net.Dialer, _ *tls.Config) (net.Conn, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), nd.Timeout)
 		defer cancel()
 		return d.Dial(ctx, "tcp", addr)
 	}
-	co := rueidis.ClientOption{DialCtxFn: dial, DisableRetry: true, Username: e.Username, Password: e.Password,
+	co := rueidis.ClientOption{DialFn: dial, DisableRetry: true, Username: e.Username, Password: e.Password,
 		Dialer: net.Dialer{Timeout: o.Conn.DialTimeout}}
 	if e.Topology == endpoints.Sentinel {
 		co.InitAddress = e.Sentinels
@@ -240,6 +246,34 @@ func (r *Rueidis) Close() error {
 	return nil
 }
 
+// tried records an acquire seen on the wire (r.mu held): the first call
+// of an acquire on key with val; a second is its undo.
+func (r *Rueidis) tried(key, val, deadline string, err error) {
+	if t := r.tries[key]; t.val != val {
+		r.tries[key] = rueidisTry{val: val, deadline: deadline, took: err == nil, refused: rueidis.IsRedisNil(err), err: err}
+	}
+}
+
+// DoMulti is how rueidislock before v1.0.2x acquires: SET key val NX PXAT
+// deadline beside a GET (for client-side caching), not a script.
+func (w wire) DoMulti(ctx context.Context, multi ...rueidis.Completed) []rueidis.RedisResult {
+	var sets [][]string
+	for _, cmd := range multi {
+		sets = append(sets, slices.Clone(cmd.Commands())) // rueidis reuses a command's words once it ran
+	}
+	res := w.Client.DoMulti(ctx, multi...)
+	for i, args := range sets {
+		if len(args) == 6 && args[0] == "SET" && args[3] == "NX" && args[4] == "PXAT" && i < len(res) {
+			w.r.mu.Lock()
+			if h := w.r.held[args[1]]; h == nil {
+				w.r.tried(args[1], args[2], args[5], res[i].Error())
+			}
+			w.r.mu.Unlock()
+		}
+	}
+	return res
+}
+
 // wire is the client rueidislock runs on: rueidis's own, reading each
 // script call on one of this adapter's keys (EVAL or EVALSHA, one key, the
 // owner value and a deadline) to tell acquires, extensions and deletes.
@@ -289,10 +323,7 @@ func (w wire) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult
 	r.mu.Lock()
 	switch seen {
 	case seenAcquire:
-		if t := r.tries[key]; t.val != val { // the first call of this acquire; a second is its undo
-			err := res.Error()
-			r.tries[key] = rueidisTry{val: val, deadline: deadline, took: err == nil, refused: rueidis.IsRedisNil(err), err: err}
-		}
+		r.tried(key, val, deadline, res.Error())
 	case seenDelete:
 		if err == nil && n == 0 {
 			err = locks.ErrNotHeld

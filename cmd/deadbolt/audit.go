@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+
+	"github.com/deadbolt-lab/deadbolt/drivers"
+	"github.com/deadbolt-lab/deadbolt/reports"
+	"github.com/deadbolt-lab/deadbolt/scenarios"
+)
+
+// cmdAudit is `deadbolt audit`: the lock libraries at the versions known
+// to build (drivers.Library.Known), each under every failure of the matrix
+// and in every finding (scenarios/findings/) that judges it, written as
+// store/audit.md, audit.html and audit.json, one row per library version.
+// Its flags, exit codes, shards and merge are the matrix's.
+func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
+	var f runFlags
+	f.register(fs, false)
+	var versions []string
+	for _, n := range drivers.LibraryNames() {
+		l, _ := drivers.GetLibrary(n)
+		for _, v := range l.Known {
+			versions = append(versions, n+"@"+v)
+		}
+	}
+	var columns []string
+	for _, fl := range scenarios.AuditFailures() {
+		columns = append(columns, fl.Name)
+	}
+	fs.Func("libraries", "comma-separated library versions, the rows (NAME@VERSION; default: every version `deadbolt locks` lists)", nameList("library version", &versions))
+	fs.Func("faults", "comma-separated failures and findings, the columns (default: every failure of the matrix and every finding)", nameList("failure", &columns))
+	var sr seededRuns
+	sr.register(fs)
+	sr.seeds = 1
+	junit := fs.String("junit", "", "write every run as JUnit XML to this file")
+	var shard shardFlag
+	shard.register(fs, "the audit's runs (cells x seeds)")
+	names, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(names) > 0:
+		return badInput("audit takes no scenario names (got %q): --libraries and --faults choose its cells", names)
+	case f.target != "":
+		return badInput("--target: the audit's failures include node faults, which a deployment of your own does not take")
+	}
+	for _, v := range versions {
+		if !drivers.IsVersioned(v) {
+			return badInput("--libraries: %q is no library at a version (NAME@VERSION; see deadbolt locks)", v)
+		}
+		if _, _, err := drivers.SplitVersioned(v); err != nil {
+			return badInput("--libraries: %v", err)
+		}
+	}
+	return runGrid(ctx, grid{kind: reports.KindAudit, args: args, rows: versions, cols: columns,
+		failures: scenarios.AuditFailures(), cells: scenarios.AuditCells}, f, sr, shard, *junit, stdout, stderr)
+}

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	goredis "github.com/go-redis/redis/v8"
+	"github.com/go-redsync/redsync/v4"
+	rsredis "github.com/go-redsync/redsync/v4/redis"
+	rsgoredis "github.com/go-redsync/redsync/v4/redis/goredis/v8"
+
+	"github.com/deadbolt-lab/deadbolt/endpoints"
+	"github.com/deadbolt-lab/deadbolt/locks"
+)
+
+// lock keeps the *redsync.Mutex of each lease, as an application keeps the
+// mutex it locked: Unlock and Extend are that mutex's. Options map onto
+// the mutex's: TTL -> WithExpiry, Retries -> WithTries(Retries+1) with a
+// random delay up to RetryDelay, DriftFactor -> WithDriftFactor. The value
+// is redsync's own kind (16 random bytes, base64), made through
+// WithGenValueFunc so that the lease carries it. The deadline is computed
+// as redsync's validity is (not every v4 version exports Until).
+type lock struct {
+	rs      *redsync.Redsync
+	clients []*goredis.Client
+	o       locks.Options
+
+	mu    sync.Mutex
+	held  map[*locks.Lease]*redsync.Mutex
+	tries map[string]string // the value of the acquire under way, by key
+}
+
+func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
+	if e.Topology == endpoints.Cluster {
+		return nil, locks.IndependentMasters("redsync", e)
+	}
+	if e.Groups() < 1 {
+		return nil, fmt.Errorf("lock redsync needs at least one master")
+	}
+	if err := e.Check(); err != nil {
+		return nil, err
+	}
+	o = o.WithDefaults()
+	clients := clientsV8(e, o)
+	pools := make([]rsredis.Pool, len(clients))
+	for i, c := range clients {
+		pools[i] = rsgoredis.NewPool(c)
+	}
+	return &lock{rs: redsync.New(pools...), clients: clients, o: o, held: map[*locks.Lease]*redsync.Mutex{}, tries: map[string]string{}}, nil
+}
+
+func (l *lock) Close() error {
+	var errs []error
+	for _, c := range l.clients {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func (l *lock) mutex(key string, value *string) *redsync.Mutex {
+	delay := l.o.RetryDelay
+	return l.rs.NewMutex(key,
+		redsync.WithExpiry(l.o.TTL),
+		redsync.WithTries(l.o.Retries+1),
+		redsync.WithRetryDelayFunc(func(int) time.Duration { return randN(delay) }),
+		redsync.WithDriftFactor(l.o.DriftFactor),
+		redsync.WithGenValueFunc(func() (string, error) {
+			b := make([]byte, 16)
+			if _, err := rand.Read(b); err != nil {
+				return "", err
+			}
+			*value = base64.StdEncoding.EncodeToString(b)
+			return *value, nil
+		}))
+}
+
+func (l *lock) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
+	var value string
+	m := l.mutex(key, &value)
+	start := time.Now()
+	cctx, cancel := context.WithTimeout(ctx, time.Duration(l.o.Retries+1)*(l.o.Timeout+l.o.RetryDelay))
+	defer cancel()
+	err := m.LockContext(cctx)
+	elapsed := time.Since(start)
+	switch {
+	case err == nil:
+		lease := &locks.Lease{Key: key, Token: value, TTL: l.o.TTL, Deadline: l.o.Deadline(start)}
+		l.mu.Lock()
+		l.held[lease] = m
+		l.mu.Unlock()
+		return lease, nil
+	case !errors.Is(err, redsync.ErrFailed):
+		// The first try reached no master and some answered with an error.
+		if allNotSent(err) {
+			return nil, errors.Join(locks.ErrNotAcquired, err)
+		}
+		return nil, fmt.Errorf("redsync: %w", err)
+	case len(l.clients) == 1 && elapsed < l.o.TTL-time.Duration(float64(l.o.TTL)*l.o.DriftFactor):
+		// One master, every try answered: its SET NX said the key was taken.
+		return nil, fmt.Errorf("%w: redsync: %w", locks.ErrNotAcquired, err)
+	}
+	// A quorum not reached (or reached too late) is given back on every
+	// master, whose answers redsync does not return: no refusal.
+	return nil, fmt.Errorf("%w: redsync: %w (%w)", locks.ErrNotAcquired, err, locks.ErrUndone)
+}
+
+func (l *lock) take(lease *locks.Lease) (*redsync.Mutex, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m, ok := l.held[lease]
+	if !ok {
+		return nil, fmt.Errorf("%w: redsync: no mutex of this client for %q", locks.ErrNotHeld, lease.Key)
+	}
+	return m, nil
+}
+
+func (l *lock) Release(ctx context.Context, lease *locks.Lease) error {
+	m, err := l.take(lease)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	delete(l.held, lease)
+	l.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, l.o.Timeout)
+	defer cancel()
+	ok, err := m.UnlockContext(ctx)
+	return l.answer("unlock", ok, err)
+}
+
+// Extend is the mutex's ExtendContext; the deadline moves as an acquire's.
+func (l *lock) Extend(ctx context.Context, lease *locks.Lease) error {
+	m, err := l.take(lease)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, l.o.Timeout)
+	defer cancel()
+	ok, err := m.ExtendContext(ctx)
+	if err := l.answer("extend", ok, err); err != nil {
+		return err
+	}
+	lease.Deadline = l.o.Deadline(start)
+	return nil
+}
+
+// answer maps redsync's (bool, error) of an unlock or extend as it gave
+// them: true is yes whatever came with it; false without an error is no;
+// false with errors from every master that prove nothing was sent is no
+// effect; any other error is unknown.
+func (l *lock) answer(call string, ok bool, err error) error {
+	switch {
+	case ok:
+		return nil
+	case err == nil:
+		return fmt.Errorf("%w: redsync %s said false", locks.ErrNotHeld, call)
+	case allNotSent(err) && len(leaves(err)) == len(l.clients):
+		return errors.Join(locks.ErrNoEffect, err)
+	}
+	return fmt.Errorf("redsync %s: %w", call, err)
+}
+
+// leaves flattens joined errors: errors.Join's and hashicorp's multierror
+// (which v4's early versions return).
+func leaves(err error) []error {
+	switch j := err.(type) {
+	case interface{ Unwrap() []error }:
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, leaves(e)...)
+		}
+		return out
+	case interface{ WrappedErrors() []error }:
+		var out []error
+		for _, e := range j.WrappedErrors() {
+			out = append(out, leaves(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
+func allNotSent(err error) bool {
+	for _, e := range leaves(err) {
+		if !locks.NotSent(e) {
+			return false
+		}
+	}
+	return true
+}
+
+func randN(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	n := uint64(0)
+	for _, x := range b {
+		n = n<<8 | uint64(x)
+	}
+	return time.Duration(n % uint64(d))
+}
+
+// clientsV8 is one go-redis v8 client per master group, as a user of
+// redsync's v8 pool builds them: a failover client on Sentinel, one client
+// per independent master. Every dial goes through the endpoints' Dialer
+// (published ports, TLS); no retries, so that an outcome is never guessed.
+func clientsV8(e endpoints.Endpoints, o locks.Options) []*goredis.Client {
+	d := e.Dialer()
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) { return d.Dial(ctx, network, addr) }
+	c := o.Conn
+	if e.Topology == endpoints.Sentinel {
+		return []*goredis.Client{goredis.NewFailoverClient(&goredis.FailoverOptions{
+			MasterName: e.MasterName, SentinelAddrs: e.Sentinels, Dialer: dial,
+			Username: e.Username, Password: e.Password,
+			SentinelUsername: e.SentinelUsername, SentinelPassword: e.SentinelPassword,
+			DialTimeout: c.DialTimeout, ReadTimeout: c.ReadTimeout, WriteTimeout: c.WriteTimeout,
+			PoolSize: c.PoolSize, MaxRetries: -1,
+		})}
+	}
+	var out []*goredis.Client
+	for _, m := range e.Masters {
+		out = append(out, goredis.NewClient(&goredis.Options{
+			Addr: m, Dialer: dial, Username: e.Username, Password: e.Password,
+			DialTimeout: c.DialTimeout, ReadTimeout: c.ReadTimeout, WriteTimeout: c.WriteTimeout,
+			PoolSize: c.PoolSize, MaxRetries: -1,
+		}))
+	}
+	return out
+}
