@@ -21,7 +21,7 @@ func sentinelConf(name, master string, quorum int, downAfter time.Duration, s Se
 		"sentinel announce-ip " + name,
 		fmt.Sprintf("sentinel monitor %s %s 6379 %d", MasterName, master, quorum),
 		fmt.Sprintf("sentinel down-after-milliseconds %s %d", MasterName, downAfter.Milliseconds()),
-		fmt.Sprintf("sentinel failover-timeout %s %d", MasterName, 3*downAfter.Milliseconds()+2000),
+		fmt.Sprintf("sentinel failover-timeout %s %d", MasterName, sentinelFailoverTimeout(downAfter).Milliseconds()),
 		fmt.Sprintf("sentinel parallel-syncs %s 1", MasterName),
 	}
 	if tls {

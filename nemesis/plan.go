@@ -504,6 +504,7 @@ func (n *Plan) inflict(ctx context.Context, env Env, i int, s Step, last bool, e
 		heal, err = e.fault.Inject(ctx, env, t, s.By)
 		return err
 	})
+	struck := time.Now()
 	// No heal: nothing was done, or nothing can be undone (a crash); the
 	// window closes at once.
 	instant := heal == nil
@@ -539,7 +540,7 @@ func (n *Plan) inflict(ctx context.Context, env Env, i int, s Step, last bool, e
 			}
 		}
 		if s.Failover && ierr == nil && !instant {
-			n.awaitFailover(ctx, env, i, s, master, switched)
+			n.awaitFailover(ctx, env, i, s, master, struck, switched)
 		}
 		var next *workloads.Caught
 		if s.Handoff && ierr == nil && !instant {
@@ -590,10 +591,14 @@ func (n *Plan) handoff(ctx context.Context, env Env, i int, s Step, w *window) *
 
 // awaitFailover waits until Sentinel names a master other than old (the
 // master when the step struck): its +switch-master announcement
-// (switched), or, polling, a majority of Sentinels naming another; when the fault phase ends first,
-// the failover step i stages is recorded as missed: the run did not stage
-// it. With no master known at the strike, none can be told to have moved.
-func (n *Plan) awaitFailover(ctx context.Context, env Env, i int, s Step, old *cluster.Node, switched <-chan history.Op) {
+// (switched), or, polling, a majority of Sentinels naming another. It waits
+// at least until the fault phase ends and at least until the topology's own
+// failover has had two tries since the strike (a split vote is retried, and
+// the run's clock must not cut that short); when neither brings the
+// failover, the failover step i stages is recorded as missed: the run did
+// not stage it. With no master known at the strike, none can be told to
+// have moved.
+func (n *Plan) awaitFailover(ctx context.Context, env Env, i int, s Step, old *cluster.Node, struck time.Time, switched <-chan history.Op) {
 	announced := false
 	moved := func(ctx context.Context) bool {
 		select {
@@ -607,18 +612,31 @@ func (n *Plan) awaitFailover(ctx context.Context, env Env, i int, s Step, old *c
 		m, err := env.Cluster.Master(ctx)
 		return err == nil && old != nil && m.Name != old.Name
 	}
-	for ctx.Err() == nil {
-		if moved(ctx) {
+	tries := env.Cluster.Spec.FailoverWithin()
+	for ctx.Err() == nil || time.Since(struck) < tries {
+		look, cancel := ctx, context.CancelFunc(func() {})
+		if ctx.Err() != nil { // past the phase: each look gets its own bound
+			look, cancel = context.WithTimeout(halt(env), 3*time.Second)
+		}
+		ok := moved(look)
+		cancel()
+		if ok {
 			return
 		}
-		sleep(ctx, 100*time.Millisecond)
+		if sleep(halt(env), 100*time.Millisecond); halt(env).Err() != nil {
+			break
+		}
 	}
-	last, cancel := context.WithTimeout(halt(env), 3*time.Second) // one look once the phase is over
+	last, cancel := context.WithTimeout(halt(env), 3*time.Second) // one look once the wait is over
 	defer cancel()
 	if moved(last) {
 		return
 	}
-	recordMissed(env, i, s, "Sentinel promoted no replica before the fault phase ended, so the failover the step stages never came")
+	who := "Sentinel"
+	if env.Cluster.Spec.Topology == cluster.RedisCluster {
+		who = "the cluster"
+	}
+	recordMissed(env, i, s, fmt.Sprintf("%s promoted no replica before the fault phase ended nor within %s of the strike (two of its failover tries), so the failover the step stages never came", who, tries.Round(time.Millisecond)))
 }
 
 // halt is a context that ends only when the run is interrupted.
