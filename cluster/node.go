@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"strings"
 	"net"
 	"os"
 	"path/filepath"
@@ -162,11 +163,23 @@ func (n *Node) Pause(ctx context.Context) error {
 	if err := n.container(); err != nil {
 		return err
 	}
-	if _, err := n.cl.d.cli.ContainerPause(ctx, n.c.GetContainerID(), client.ContainerPauseOptions{}); err != nil {
+	var err error
+	for try := 0; try < pauseTries; try++ {
+		_, err = n.cl.d.cli.ContainerPause(ctx, n.c.GetContainerID(), client.ContainerPauseOptions{})
+		if err == nil || !strings.Contains(err.Error(), "unable to freeze") || ctx.Err() != nil {
+			break
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("pause %s: %w", n.Name, err)
 	}
 	return nil
 }
+
+// pauseTries bounds the pause's tries: on a loaded machine the cgroup
+// freezer may time out before every task stops ("unable to freeze"), and
+// runc thaws the node again, so a try that failed left nothing behind.
+const pauseTries = 3
 
 // Resume thaws a paused node.
 func (n *Node) Resume(ctx context.Context) error {
