@@ -3,11 +3,11 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"strings"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
