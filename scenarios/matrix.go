@@ -3,11 +3,12 @@ package scenarios
 import (
 	_ "embed"
 	"fmt"
-
-	"github.com/deadbolt-lab/deadbolt/drivers"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/drivers"
 )
 
 // The lock x failure matrix: each failure is staged by template scenarios
@@ -62,6 +63,9 @@ var DebateLocks = []string{"simple", "simple-wait", "reentrant", "fair", "multil
 // or, when no template fits the lock, why not.
 type MatrixCell struct {
 	Lock, Failure string
+	// Server is the server the cell's scenario runs (OnServers); empty: the
+	// run's own (--server, or the default).
+	Server        string
 	Scenario      Scenario // the zero Scenario when NotApplicable says why
 	NotApplicable string
 }
@@ -149,15 +153,74 @@ func cellsOf(failures []Failure, locks, failureNames []string, o RunOptions) ([]
 	return cells, nil
 }
 
+// Row names the cell's row: its lock, and its server when the matrix has a
+// servers axis ("simple on valkey-8.1").
+func (c MatrixCell) Row() string {
+	if c.Server == "" {
+		return c.Lock
+	}
+	return c.Lock + " on " + c.Server
+}
+
+// OnServers are the cells once per server, row by row (each lock on every
+// server in turn, so that a lock's servers stand side by side): each cell's
+// scenario runs on its server's image. An unknown server is an error.
+func OnServers(cells []MatrixCell, servers []string) ([]MatrixCell, error) {
+	var locks []string
+	for _, c := range cells {
+		if !slices.Contains(locks, c.Lock) {
+			locks = append(locks, c.Lock)
+		}
+	}
+	var out []MatrixCell
+	for _, lock := range locks {
+		for _, srv := range servers {
+			img, err := cluster.ServerImage(srv)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range cells {
+				if c.Lock != lock {
+					continue
+				}
+				c.Server = srv
+				if c.NotApplicable == "" {
+					c.Scenario.Cluster.Image = img
+				}
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Rows are the cells' row names, in their order.
+func Rows(cells []MatrixCell) []string {
+	var rows []string
+	for _, c := range cells {
+		if !slices.Contains(rows, c.Row()) {
+			rows = append(rows, c.Row())
+		}
+	}
+	return rows
+}
+
 // MatrixRun is one run of the matrix: a cell's scenario with one seed.
 type MatrixRun struct {
 	Cell     int // the cell's index in Cells' order
 	Scenario Scenario
 	Seed     uint64
+	Server   string // the cell's Server
 }
 
-// Name names the run, as its JUnit case does: "pause-simple seed 3".
-func (r MatrixRun) Name() string { return fmt.Sprintf("%s seed %d", r.Scenario.Name, r.Seed) }
+// Name names the run, as its JUnit case does: "pause-simple seed 3", and
+// "pause-simple seed 3 on valkey-8.1" on a servers axis.
+func (r MatrixRun) Name() string {
+	if r.Server != "" {
+		return fmt.Sprintf("%s seed %d on %s", r.Scenario.Name, r.Seed, r.Server)
+	}
+	return fmt.Sprintf("%s seed %d", r.Scenario.Name, r.Seed)
+}
 
 // MatrixRuns are the runs of the applicable cells, one per seed, cell by
 // cell: what `--shard i/n` slices (ShardOf, by the scenarios' lengths).
@@ -168,7 +231,7 @@ func MatrixRuns(cells []MatrixCell, seeds []uint64) []MatrixRun {
 			continue
 		}
 		for _, seed := range seeds {
-			runs = append(runs, MatrixRun{Cell: ci, Scenario: c.Scenario, Seed: seed})
+			runs = append(runs, MatrixRun{Cell: ci, Scenario: c.Scenario, Seed: seed, Server: c.Server})
 		}
 	}
 	return runs

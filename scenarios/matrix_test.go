@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/locks"
 )
 
@@ -108,4 +109,34 @@ func TestAFencingLocksCellGuardsTheCounterWithItsTokens(t *testing.T) {
 	failover, err := Get("failover-simple")
 	require.NoError(t, err)
 	require.Equal(t, failover.Workload, Cell(failover, "fenced").Workload)
+}
+
+// A servers axis puts each lock's row once on each server, side by side;
+// every applicable cell runs on its server's image, the run names say the
+// server (JUnit cases stay distinct), and an n/a cell stays n/a.
+func TestOnServersRunsEachRowOnEveryServer(t *testing.T) {
+	o := RunOptions{Seed: 1}
+	only := []Failure{{Name: "restart", Templates: []string{"restart-redlock"}}}
+	cells, err := cellsOf(only, []string{"simple", "redlock"}, []string{"restart"}, o)
+	require.NoError(t, err)
+	on, err := OnServers(cells, []string{"redis-7.0", "valkey-8.1"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"simple on redis-7.0", "simple on valkey-8.1", "redlock on redis-7.0", "redlock on valkey-8.1"}, Rows(on))
+	for _, c := range on {
+		img, err := cluster.ServerImage(c.Server)
+		require.NoError(t, err)
+		if c.Lock == "simple" {
+			require.NotEmpty(t, c.NotApplicable, "a single-master lock has no five-master restart, on any server")
+			continue
+		}
+		require.Equal(t, img, c.Scenario.Cluster.Image, c.Row())
+	}
+	runs := MatrixRuns(on, []uint64{7})
+	require.Len(t, runs, 2)
+	require.Equal(t, "restart-redlock seed 7 on redis-7.0", runs[0].Name())
+	require.Equal(t, "restart-redlock seed 7 on valkey-8.1", runs[1].Name())
+	require.Equal(t, "deadbolt/valkey:8.1", runs[1].Scenario.Cluster.Image)
+
+	_, err = OnServers(cells, []string{"keydb"})
+	require.ErrorContains(t, err, `unknown server "keydb"`)
 }

@@ -89,6 +89,9 @@ func TestBadInputExits254WithAMessage(t *testing.T) {
 		{[]string{"run", "failover-simple", "--server", "redis-6.2"}, `unknown server "redis-6.2" (known: redis-7.0, redis-8.0, valkey-8.1)`},
 		{[]string{"scenario", "--server", "keydb"}, `unknown server "keydb"`},
 		{[]string{"matrix", "--server", "valkey"}, `unknown server "valkey"`},
+		{[]string{"matrix", "--servers", "redis-7.0,valkey"}, `--servers: unknown server "valkey"`},
+		{[]string{"matrix", "--servers", "redis-7.0,,valkey-8.1"}, "empty server name"},
+		{[]string{"matrix", "--server", "redis-8.0", "--servers", "valkey-8.1"}, "--server and --servers both pick the servers"},
 		{[]string{"sweep", "pause-simple", "--knob", "pause-ttl", "--values", "1", "--server", "x"}, `unknown server "x"`},
 		{[]string{"run", "failover-simple", "--server", "redis-8.0", "--target", "t.json"}, "--target runs against a deployment"},
 	} {

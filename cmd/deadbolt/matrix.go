@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
@@ -32,6 +33,8 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Func("faults", "comma-separated failures, the columns (default: "+strings.Join(failureNames, ",")+")", nameList("failure", &failureNames))
 	var sr seededRuns
 	sr.register(fs)
+	var servers []string
+	fs.Func("servers", "comma-separated servers, each lock's row once on each ("+cluster.ServerNames()+"; default: --server's alone)", nameList("server", &servers))
 	junit := fs.String("junit", "", "write every run as JUnit XML to this file")
 	var shard shardFlag
 	shard.register(fs, "the matrix's runs (cells x seeds)")
@@ -39,13 +42,21 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if len(servers) > 0 && f.server != "" {
+		return badInput("--server and --servers both pick the servers: give one")
+	}
+	for _, s := range servers {
+		if _, err := cluster.LookupServer(s); err != nil {
+			return badInput("--servers: %v", err)
+		}
+	}
 	if len(names) > 0 {
 		return badInput("matrix takes no scenario names (got %q): --locks and --faults choose its cells", names)
 	}
 	if f.target != "" {
 		return badInput("--target: the matrix's failures include node faults, which a deployment of your own does not take; run its cells with deadbolt scenario --target")
 	}
-	return runGrid(ctx, grid{kind: reports.KindMatrix, args: args, rows: lockNames, cols: failureNames,
+	return runGrid(ctx, grid{kind: reports.KindMatrix, args: args, rows: lockNames, cols: failureNames, servers: servers,
 		failures: scenarios.Failures(), cells: scenarios.Cells}, f, sr, shard, *junit, stdout, stderr)
 }
 
@@ -55,6 +66,7 @@ type grid struct {
 	kind       string
 	args       []string
 	rows, cols []string
+	servers    []string // a servers axis: each row once on each server
 	failures   []scenarios.Failure
 	cells      func(locks, failures []string, o scenarios.RunOptions) ([]scenarios.MatrixCell, error)
 }
@@ -70,8 +82,19 @@ func runGrid(ctx context.Context, g grid, f runFlags, sr seededRuns, shard shard
 	if err != nil {
 		return badInput("%v", err)
 	}
+	if len(g.servers) > 0 {
+		if cells, err = scenarios.OnServers(cells, g.servers); err != nil {
+			return badInput("%v", err)
+		}
+		g.rows = scenarios.Rows(cells)
+	}
 	if err := f.checkServer(ctx); err != nil {
 		return err
+	}
+	for _, s := range g.servers {
+		if err := (&runFlags{server: s}).checkServer(ctx); err != nil {
+			return err
+		}
 	}
 	if err := checkStore(f.store); err != nil {
 		return err
@@ -83,7 +106,7 @@ func runGrid(ctx context.Context, g grid, f runFlags, sr seededRuns, shard shard
 	m := newMatrix(g, base, sr.seeds, shard)
 	for _, c := range cells {
 		if c.NotApplicable != "" {
-			fmt.Fprintf(stderr, "%s x %s: n/a: %s\n", c.Lock, c.Failure, c.NotApplicable)
+			fmt.Fprintf(stderr, "%s x %s: n/a: %s\n", c.Row(), c.Failure, c.NotApplicable)
 		}
 	}
 	// One run per applicable cell and seed, the longest first (runSeeded).
@@ -160,7 +183,7 @@ func newMatrix(g grid, base uint64, seeds int, shard shardFlag) reports.Matrix {
 // one where the result was known.
 func fillMatrix(m *reports.Matrix, cells []scenarios.MatrixCell, runs []scenarios.MatrixRun, results []*reports.Results, errs []error) ([]reports.SuiteRun, int) {
 	for _, c := range cells {
-		mc := reports.MatrixCell{Lock: c.Lock, Failure: c.Failure, NotApplicable: c.NotApplicable}
+		mc := reports.MatrixCell{Lock: c.Row(), Failure: c.Failure, NotApplicable: c.NotApplicable}
 		if c.NotApplicable == "" {
 			mc.Scenario, mc.Expected = c.Scenario.Name, string(c.Scenario.Expect)
 		}
