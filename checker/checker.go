@@ -23,10 +23,14 @@ type Result struct {
 	Reason string `json:"reason"`
 	// Applicable is false when there was nothing to judge (fencing for a
 	// lock without tokens): the reason says why and the result does not vote.
-	Applicable bool             `json:"applicable"`
-	Anomalies  []Anomaly        `json:"anomalies"`
-	Metrics    map[string]int64 `json:"metrics,omitempty"`
-	Details    any              `json:"details,omitempty"`
+	Applicable bool `json:"applicable"`
+	// Aside keeps a not-applicable result's reason out of the run's summary
+	// (the report's table of checks still has it): it is true of nearly
+	// every run, as "no queue" is of every lock that never queues.
+	Aside     bool             `json:"aside,omitempty"`
+	Anomalies []Anomaly        `json:"anomalies"`
+	Metrics   map[string]int64 `json:"metrics,omitempty"`
+	Details   any              `json:"details,omitempty"`
 }
 
 // Anomaly is one thing found wrong, of a kind a report can group by.

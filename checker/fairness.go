@@ -104,7 +104,7 @@ func fairnessResult(jumps []QueueJump, queued int, pairs, passed int64) Result {
 	r := newResult("fairness")
 	r.Metrics["queued"] = int64(queued)
 	if queued == 0 {
-		r.Applicable = false
+		r.Applicable, r.Aside = false, true
 		r.Reason = "no queue: the lock never said an acquire stood in line, so there is no order to keep."
 		return r
 	}

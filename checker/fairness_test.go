@@ -132,6 +132,13 @@ func TestLockWithoutAQueueIsNotJudged(t *testing.T) {
 	r := run(t, "fairness", b.build())
 	assert.False(t, r.Applicable)
 	assert.Equal(t, Valid, r.Verdict)
+	// Nearly every run has no queue: the run's summary does not say so,
+	// the fairness row of its report does.
+	rep := Check(b.build(), Options{})
+	assert.NotContains(t, rep.Reason, "no queue")
+	f, ok := rep.Check("fairness")
+	require.True(t, ok)
+	assert.Contains(t, f.Reason, "no queue")
 }
 
 // Many waiters passed by one grant: one anomaly, every waiter counted;

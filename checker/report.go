@@ -185,7 +185,7 @@ func (r Report) reason(idle bool, minAcquires int) string {
 		}
 	}
 	for _, c := range r.Checks {
-		if !c.Applicable {
+		if !c.Applicable && !c.Aside {
 			parts = append(parts, c.Reason)
 		}
 	}
