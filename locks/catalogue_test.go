@@ -25,6 +25,8 @@ func TestDeclarationsAnswerAsTheRegistry(t *testing.T) {
 	require.Empty(t, info["fair"].Calls, "a fair lock offers no call on a held lease")
 	require.Equal(t, []string{"sentinel", "independent"}, info["redlock"].Topologies, "RedLock refuses one cluster's masters")
 	require.ErrorContains(t, locks.RunsOn("redlock", "cluster"), "on one Redis Cluster a key lives only on its slot's master")
+	require.Equal(t, []string{"sentinel", "cluster"}, info["simple-wait"].Topologies, "WAIT needs a replica: independent masters have none")
+	require.ErrorContains(t, locks.RunsOn("simple-wait", "independent"), "grants only once 1 replica(s) acknowledge")
 	require.Equal(t, 1, info["redlock"].MinGroups)
 	require.Zero(t, info["redlock"].MaxGroups, "no bound")
 	require.True(t, info["reentrant"].Reentrant)

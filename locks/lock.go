@@ -277,8 +277,17 @@ func RunsOn(name, topology string) error {
 	if err != nil {
 		return err
 	}
-	return Close(l)
+	defer Close(l)
+	if w, ok := l.(ReplicaWaiter); ok && topology == endpoints.Independent {
+		// No grant could ever be acknowledged: every run would be idle.
+		return fmt.Errorf("lock %s grants only once %d replica(s) acknowledge, and the %s topology's masters have none", name, w.WaitsForReplicas(), topology)
+	}
+	return nil
 }
+
+// ReplicaWaiter is a lock that counts a grant only once replicas have it
+// (WAIT): it cannot be granted by a master without replicas.
+type ReplicaWaiter interface{ WaitsForReplicas() int }
 
 // IndependentMasters refuses the cluster topology to a lock that spreads
 // one key over several masters (RedLock and its kin): on one Redis Cluster

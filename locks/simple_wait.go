@@ -54,6 +54,9 @@ func NewSimpleWait(replicas int) Factory {
 // Close closes the lock's connections.
 func (s *SimpleWait) Close() error { return s.rdb.Close() }
 
+// WaitsForReplicas is how many replicas must acknowledge a grant.
+func (s *SimpleWait) WaitsForReplicas() int { return s.replicas }
+
 func (s *SimpleWait) Acquire(ctx context.Context, key string) (*Lease, error) {
 	return s.o.Retry(ctx, func() (*Lease, error) { return s.try(ctx, key) })
 }
