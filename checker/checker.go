@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/deadbolt-lab/deadbolt/internal/suggest"
 )
 
 // Checker judges one property of a history. A new checker is one file
@@ -105,7 +107,7 @@ func Summary(name string) string { return registry[name].summary }
 // Lookup checks that the named checker exists.
 func Lookup(name string) error {
 	if _, ok := registry[name]; !ok {
-		return fmt.Errorf("unknown checker %q (known: %s)", name, strings.Join(Names(), ", "))
+		return fmt.Errorf("unknown checker %q (known: %s)%s", name, strings.Join(Names(), ", "), suggest.Hint(name, Names()))
 	}
 	return nil
 }

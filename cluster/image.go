@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/deadbolt-lab/deadbolt/internal/suggest"
 )
 
 // Server is a Redis-compatible server deadbolt has an image recipe for:
@@ -35,12 +37,14 @@ const DefaultImage = "deadbolt/redis:7.0"
 const ImageEnv = "DEADBOLT_REDIS_IMAGE"
 
 // ServerNames are the known servers' names, comma-separated.
-func ServerNames() string {
+func ServerNames() string { return strings.Join(serverNames(), ", ") }
+
+func serverNames() []string {
 	names := make([]string, len(Servers))
 	for i, s := range Servers {
 		names[i] = s.Name
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // LookupServer is the server named name, or an error listing the known ones.
@@ -50,7 +54,7 @@ func LookupServer(name string) (Server, error) {
 			return s, nil
 		}
 	}
-	return Server{}, fmt.Errorf("unknown server %q (known: %s)", name, ServerNames())
+	return Server{}, fmt.Errorf("unknown server %q (known: %s)%s", name, ServerNames(), suggest.Hint(name, serverNames()))
 }
 
 // ServerImage is the image of the server named name; "" is Image(): the

@@ -34,7 +34,11 @@ func TestServerImage(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "deadbolt/redis:8.0", img, "a server named wins over DEADBOLT_REDIS_IMAGE")
 	_, err = ServerImage("redis-6.2")
-	require.EqualError(t, err, `unknown server "redis-6.2" (known: redis-7.0, redis-8.0, valkey-8.1)`)
+	require.EqualError(t, err, `unknown server "redis-6.2" (known: redis-7.0, redis-8.0, valkey-8.1); did you mean "redis-7.0"?`)
+	_, err = ServerImage("valkey-81")
+	require.EqualError(t, err, `unknown server "valkey-81" (known: redis-7.0, redis-8.0, valkey-8.1); did you mean "valkey-8.1"?`)
+	_, err = ServerImage("keydb")
+	require.EqualError(t, err, `unknown server "keydb" (known: redis-7.0, redis-8.0, valkey-8.1)`, "nothing close: no suggestion")
 	require.Equal(t, "valkey-8.1", ServerOf("deadbolt/valkey:8.1"))
 	require.Equal(t, "", ServerOf("redis:7.4"))
 }

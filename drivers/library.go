@@ -9,6 +9,7 @@ import (
 	"golang.org/x/mod/semver"
 
 	"github.com/deadbolt-lab/deadbolt/client"
+	"github.com/deadbolt-lab/deadbolt/internal/suggest"
 )
 
 // Library is a third-party lock library that deadbolt runs at a version
@@ -68,7 +69,7 @@ func LibraryNames() []string { return slices.Sorted(maps.Keys(libraries)) }
 func GetLibrary(name string) (Library, error) {
 	l, ok := libraries[name]
 	if !ok {
-		return Library{}, fmt.Errorf("unknown library %q (known: %s)", name, strings.Join(LibraryNames(), ", "))
+		return Library{}, fmt.Errorf("unknown library %q (known: %s)%s", name, strings.Join(LibraryNames(), ", "), suggest.Hint(name, LibraryNames()))
 	}
 	return l, nil
 }

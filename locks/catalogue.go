@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/deadbolt-lab/deadbolt/endpoints"
+	"github.com/deadbolt-lab/deadbolt/internal/suggest"
 )
 
 // Catalogue says what a lock is and needs before any container starts:
@@ -180,7 +181,7 @@ func (d Declared) Names() []string { return slices.Sorted(slices.Values(d.Locks)
 
 func (d Declared) Lookup(name string) error {
 	if !slices.Contains(d.Locks, name) {
-		return fmt.Errorf("unknown lock %q: driver %s offers %s", name, d.Driver, strings.Join(d.Names(), ", "))
+		return fmt.Errorf("unknown lock %q: driver %s offers %s%s", name, d.Driver, strings.Join(d.Names(), ", "), suggest.Hint(name, d.Names()))
 	}
 	return nil
 }

@@ -55,6 +55,8 @@ func TestDeclarationsAnswerAsTheRegistry(t *testing.T) {
 		require.NoError(t, d.TLS(n), "every Go lock dials through the endpoints' Dialer, TLS included")
 	}
 	require.ErrorContains(t, d.Lookup("nope"), `unknown lock "nope": driver some-driver offers bsm, `)
+	require.ErrorContains(t, d.Lookup("redlok"), `; did you mean "redlock"?`)
+	require.ErrorContains(t, locks.Lookup("redlok"), `; did you mean "redlock"?`)
 
 	// A driver that declares nothing about a lock is taken at its word
 	// that it has the lock, and no points.

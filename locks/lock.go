@@ -21,6 +21,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/deadbolt-lab/deadbolt/endpoints"
+	"github.com/deadbolt-lab/deadbolt/internal/suggest"
 )
 
 // Lease is what a successful acquire returns.
@@ -251,7 +252,7 @@ func HasPoint(name, point string) error {
 // the error when it does not.
 func Lookup(name string) error {
 	if _, ok := registry[name]; !ok {
-		return fmt.Errorf("unknown lock %q (known: %s)", name, strings.Join(Names(), ", "))
+		return fmt.Errorf("unknown lock %q (known: %s)%s", name, strings.Join(Names(), ", "), suggest.Hint(name, Names()))
 	}
 	return nil
 }

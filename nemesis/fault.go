@@ -11,6 +11,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/internal/suggest"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
@@ -116,7 +117,7 @@ func FaultSummary(name string) (summary, target string) {
 func lookupFault(name string) (faultEntry, error) {
 	e, ok := faults[name]
 	if !ok {
-		return faultEntry{}, fmt.Errorf("unknown fault %q (known: %s)", name, strings.Join(Faults(), ", "))
+		return faultEntry{}, fmt.Errorf("unknown fault %q (known: %s)%s", name, strings.Join(Faults(), ", "), suggest.Hint(name, Faults()))
 	}
 	return e, nil
 }

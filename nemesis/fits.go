@@ -3,6 +3,8 @@ package nemesis
 import (
 	"fmt"
 	"strings"
+
+	"github.com/deadbolt-lab/deadbolt/internal/suggest"
 )
 
 // Needs is what a schedule asks of the cluster it runs on, known before
@@ -20,7 +22,7 @@ type Needs struct {
 func NeedsOf(name string, p Params) (Needs, error) {
 	e, ok := registry[name]
 	if !ok {
-		return Needs{}, fmt.Errorf("unknown nemesis %q (known: %s)", name, strings.Join(Names(), ", "))
+		return Needs{}, fmt.Errorf("unknown nemesis %q (known: %s)%s", name, strings.Join(Names(), ", "), suggest.Hint(name, Names()))
 	}
 	type aim struct{ fault, target string }
 	var aims []aim

@@ -15,6 +15,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/internal/suggest"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
@@ -143,7 +144,7 @@ func register(name, topology, summary string, f func(Params) Nemesis) {
 func New(name string, p Params) (Nemesis, error) {
 	e, ok := registry[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown nemesis %q (known: %s)", name, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("unknown nemesis %q (known: %s)%s", name, strings.Join(Names(), ", "), suggest.Hint(name, Names()))
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/drivers"
+	"github.com/deadbolt-lab/deadbolt/internal/suggest"
 	"github.com/deadbolt-lab/deadbolt/locks"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
 	"github.com/deadbolt-lab/deadbolt/workloads"
@@ -145,7 +146,7 @@ func checkSpec(r RunSpec, ownLocks bool) error {
 		return bad("checkers", "workload %s is judged by %v, not %v", kind.Name, kind.Checkers, r.Checkers)
 	}
 	if !slices.Contains(nemesis.Names(), r.Nemesis) {
-		return bad("nemesis", "unknown nemesis %q (known: %s)", r.Nemesis, strings.Join(nemesis.Names(), ", "))
+		return bad("nemesis", "unknown nemesis %q (known: %s)%s", r.Nemesis, strings.Join(nemesis.Names(), ", "), suggest.Hint(r.Nemesis, nemesis.Names()))
 	}
 	if err := checkFault(r.Fault); err != nil {
 		return err
@@ -184,13 +185,13 @@ func checkSpec(r RunSpec, ownLocks bool) error {
 func checkFault(p nemesis.Params) error {
 	for i, name := range p.Faults {
 		if !slices.Contains(nemesis.Faults(), name) {
-			return fmt.Errorf("fault.faults[%d]: unknown fault %q (see: deadbolt faults)", i, name)
+			return fmt.Errorf("fault.faults[%d]: unknown fault %q (see: deadbolt faults)%s", i, name, suggest.Hint(name, nemesis.Faults()))
 		}
 	}
 	for i, st := range p.Steps {
 		path := fmt.Sprintf("fault.steps[%d]", i)
 		if !slices.Contains(nemesis.Faults(), st.Fault) {
-			return fmt.Errorf("%s.fault: unknown fault %q (see: deadbolt faults)", path, st.Fault)
+			return fmt.Errorf("%s.fault: unknown fault %q (see: deadbolt faults)%s", path, st.Fault, suggest.Hint(st.Fault, nemesis.Faults()))
 		}
 		if st.Target != "" {
 			if err := nemesis.CheckSelector(st.Target); err != nil {

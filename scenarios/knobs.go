@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/internal/suggest"
 )
 
 // Knobs are the parameters that decide a failure's damage, for sweeping
@@ -49,7 +50,7 @@ func KnobNamed(name string) (Knob, error) {
 		for _, k := range Knobs {
 			names = append(names, k.Name)
 		}
-		return Knob{}, fmt.Errorf("unknown knob %q (known: %s)", name, strings.Join(names, ", "))
+		return Knob{}, fmt.Errorf("unknown knob %q (known: %s)%s", name, strings.Join(names, ", "), suggest.Hint(name, names))
 	}
 	return Knobs[i], nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/drivers"
+	"github.com/deadbolt-lab/deadbolt/internal/suggest"
 )
 
 // The lock x failure matrix: each failure is staged by template scenarios
@@ -110,7 +111,7 @@ func cellsOf(failures []Failure, locks, failureNames []string, o RunOptions) ([]
 			for _, f := range failures {
 				known = append(known, f.Name)
 			}
-			return nil, fmt.Errorf("unknown failure %q (known: %s)", n, strings.Join(known, ", "))
+			return nil, fmt.Errorf("unknown failure %q (known: %s)%s", n, strings.Join(known, ", "), suggest.Hint(n, known))
 		}
 		cols = append(cols, f)
 	}

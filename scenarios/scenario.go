@@ -12,6 +12,7 @@ import (
 	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/drivers"
+	"github.com/deadbolt-lab/deadbolt/internal/suggest"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
 )
 
@@ -188,7 +189,19 @@ func Get(name string) (Scenario, error) {
 			return Cell(t, lock), nil
 		}
 	}
-	return Scenario{}, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(Names(), ", "))
+	return Scenario{}, fmt.Errorf("unknown scenario %q (known: %s)%s", name, strings.Join(Names(), ", "), scenarioHint(name))
+}
+
+// scenarioHint is the "did you mean" of an unknown scenario name; of
+// TEMPLATE@LOCK, the closest template with the same lock.
+func scenarioHint(name string) string {
+	if template, lock, cell := strings.Cut(name, "@"); cell && lock != "" {
+		if t, ok := suggest.Closest(template, Names()); ok {
+			return fmt.Sprintf("; did you mean %q?", t+"@"+lock)
+		}
+		return ""
+	}
+	return suggest.Hint(name, Names())
 }
 
 // Names lists every scenario, sorted.

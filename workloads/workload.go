@@ -18,6 +18,7 @@ import (
 	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/internal/suggest"
 )
 
 // Workload is what clients do with the lock.
@@ -129,7 +130,7 @@ func register(k Kind) {
 func Get(name string) (Kind, error) {
 	k, ok := registry[name]
 	if !ok {
-		return Kind{}, fmt.Errorf("unknown workload %q (known: %s)", name, strings.Join(Names(), ", "))
+		return Kind{}, fmt.Errorf("unknown workload %q (known: %s)%s", name, strings.Join(Names(), ", "), suggest.Hint(name, Names()))
 	}
 	return k, nil
 }

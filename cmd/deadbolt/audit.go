@@ -30,7 +30,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, fl := range scenarios.AuditFailures() {
 		columns = append(columns, fl.Name)
 	}
-	fs.Func("libraries", "comma-separated library versions, the rows (NAME@VERSION; default: every version `deadbolt locks` lists)", nameList("library version", &versions))
+	fs.Func("libraries", "the rows: library versions, comma-separated (`NAME@VERSION,...`; default: every version known to build, as deadbolt locks lists them)", nameList("library version", &versions))
 	fs.Func("faults", "comma-separated failures and findings, the columns (default: every failure of the matrix and every finding)", nameList("failure", &columns))
 	var sr seededRuns
 	sr.register(fs)

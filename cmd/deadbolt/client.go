@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"io"
 	"os"
 	"runtime"
@@ -14,6 +15,11 @@ import (
 // harness's signal handling is set up: a client must die of the signals
 // the harness sends it, and its stdout carries nothing but protocol lines.
 func cmdClient(args []string, stdout, stderr io.Writer) error {
+	// No flags: --help says what it is.
+	args, err := parse(flag.NewFlagSet("client", flag.ContinueOnError), args)
+	if err != nil {
+		return err
+	}
 	if len(args) > 0 {
 		return badInput("deadbolt client takes no arguments: the harness sends everything over stdin")
 	}

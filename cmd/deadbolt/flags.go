@@ -51,14 +51,32 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// flagsOf is the flag set's usage: its name, then each flag as the flag
-// package prints it.
+// flagsOf is the command's help, the flag set's usage: its name, its
+// lines of the general usage, then each flag as the flag package prints
+// it.
 func flagsOf(fs *flag.FlagSet) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "usage of deadbolt %s:\n", fs.Name())
-	fs.SetOutput(&b)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
+	b.WriteString(synopsis(fs.Name()))
+	hasFlags := false
+	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+	if hasFlags {
+		b.WriteString("flags:\n")
+		fs.SetOutput(&b)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return b.String()
+}
+
+// synopsis is the general usage's lines of the named command.
+func synopsis(name string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(usage, "\n") {
+		if strings.HasPrefix(line, "  deadbolt "+name+" ") {
+			b.WriteString(line)
+		}
+	}
 	return b.String()
 }
 

@@ -16,6 +16,8 @@
 //	deadbolt report --merge --out DIR STORE...
 //	deadbolt client                 (started by the harness: one lock user)
 //	deadbolt bench [--strict] [FILE...]
+//	deadbolt help [COMMAND]
+//	deadbolt version
 //
 // run and scenario exit 0 when every verdict matches its expectation, 1 when
 // one contradicts it, 2 when one is unknown or no verdict could be reached;
@@ -35,6 +37,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
+	"github.com/deadbolt-lab/deadbolt/internal/suggest"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
@@ -77,6 +80,8 @@ const usage = `usage:
   deadbolt report --merge --out DIR STORE...  join shards' stores: one index.html, one junit.xml, one matrix
   deadbolt client                    a lock user process, started by the harness (docs/driver-protocol.md)
   deadbolt bench [--strict] [FILE...] table of lock benchmarks from go test -bench output (stdin)
+  deadbolt help [COMMAND]            this help, or a command's own: what it takes and its flags
+  deadbolt version                   deadbolt's version, the commit it was built from and the Go that built it
 `
 
 func main() {
@@ -135,42 +140,83 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return badInput("no command given")
 	}
 	switch args[0] {
-	case "list":
-		return cmdList(args[1:], stdout)
-	case "locks":
-		return cmdLocks(args[1:], stdout)
-	case "workloads":
-		return cmdWorkloads(args[1:], stdout)
-	case "faults":
-		return cmdFaults(args[1:], stdout)
-	case "run":
-		return cmdRun(ctx, args[1:], stdout, stderr)
-	case "scenario":
-		return cmdScenario(ctx, args[1:], stdout, stderr)
-	case "audit":
-		return cmdAudit(ctx, args[1:], stdout, stderr)
-	case "matrix":
-		return cmdMatrix(ctx, args[1:], stdout, stderr)
-	case "shrink":
-		return cmdShrink(ctx, args[1:], stdout, stderr)
-	case "sweep":
-		return cmdSweep(ctx, args[1:], stdout, stderr)
-	case "check":
-		return cmdCheck(ctx, args[1:], stdout)
-	case "conformance":
-		return cmdConformance(ctx, args[1:], stdout)
-	case "report":
-		return cmdReport(args[1:], stdout)
-	case "client":
-		return cmdClient(args[1:], stdout, stderr)
-	case "bench":
-		return cmdBench(args[1:], stdout)
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
+		return cmdHelp(ctx, args[1:], stdout, stderr)
+	case "--version", "-version":
+		return cmdVersion(args[1:], stdout)
+	}
+	if c, ok := lookupCommand(args[0]); ok {
+		return c.run(ctx, args[1:], stdout, stderr)
 	}
 	fmt.Fprint(stderr, usage)
-	return badInput("unknown command %q", args[0])
+	return badInput("unknown command %q%s", args[0], suggest.Hint(args[0], commandNames()))
+}
+
+// command is one of deadbolt's commands: args are those after its name.
+type command struct {
+	name string
+	run  func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// commands are deadbolt's commands but help, in the usage's order.
+var commands = []command{
+	{"list", func(_ context.Context, args []string, stdout, _ io.Writer) error { return cmdList(args, stdout) }},
+	{"locks", func(_ context.Context, args []string, stdout, _ io.Writer) error { return cmdLocks(args, stdout) }},
+	{"workloads", func(_ context.Context, args []string, stdout, _ io.Writer) error { return cmdWorkloads(args, stdout) }},
+	{"faults", func(_ context.Context, args []string, stdout, _ io.Writer) error { return cmdFaults(args, stdout) }},
+	{"run", cmdRun},
+	{"scenario", cmdScenario},
+	{"matrix", cmdMatrix},
+	{"audit", cmdAudit},
+	{"sweep", cmdSweep},
+	{"shrink", cmdShrink},
+	{"conformance", func(ctx context.Context, args []string, stdout, _ io.Writer) error {
+		return cmdConformance(ctx, args, stdout)
+	}},
+	{"check", func(ctx context.Context, args []string, stdout, _ io.Writer) error {
+		return cmdCheck(ctx, args, stdout)
+	}},
+	{"report", func(_ context.Context, args []string, stdout, _ io.Writer) error { return cmdReport(args, stdout) }},
+	{"client", func(_ context.Context, args []string, stdout, stderr io.Writer) error {
+		return cmdClient(args, stdout, stderr)
+	}},
+	{"bench", func(_ context.Context, args []string, stdout, _ io.Writer) error { return cmdBench(args, stdout) }},
+	{"version", func(_ context.Context, args []string, stdout, _ io.Writer) error { return cmdVersion(args, stdout) }},
+}
+
+func lookupCommand(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// commandNames are every command's name, help's too.
+func commandNames() []string {
+	names := []string{"help"}
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	return names
+}
+
+// cmdHelp is help [COMMAND]: the usage, or the command's own help (what
+// its --help prints), on stdout.
+func cmdHelp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	switch {
+	case len(args) == 0 || len(args) == 1 && args[0] == "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	case len(args) > 1:
+		return badInput("help takes one command name, got %q (deadbolt help lists the commands)", args)
+	}
+	c, ok := lookupCommand(args[0])
+	if !ok {
+		return badInput("help: unknown command %q (deadbolt help lists the commands)%s", args[0], suggest.Hint(args[0], commandNames()))
+	}
+	return c.run(ctx, []string{"--help"}, stdout, stderr)
 }
 
 type quietLogger struct{}

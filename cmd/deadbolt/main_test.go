@@ -6,6 +6,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -94,10 +98,59 @@ func TestBadInputExits254WithAMessage(t *testing.T) {
 		{[]string{"matrix", "--server", "redis-8.0", "--servers", "valkey-8.1"}, "--server and --servers both pick the servers"},
 		{[]string{"sweep", "pause-simple", "--knob", "pause-ttl", "--values", "1", "--server", "x"}, `unknown server "x"`},
 		{[]string{"run", "failover-simple", "--server", "redis-8.0", "--target", "t.json"}, "--target runs against a deployment"},
+		// help COMMAND names a command; version takes nothing.
+		{[]string{"help", "frobnicate"}, `help: unknown command "frobnicate" (deadbolt help lists the commands)`},
+		{[]string{"help", "run", "scenario"}, "help takes one command name"},
+		{[]string{"version", "extra"}, "version takes no arguments"},
+		{[]string{"--version", "--bogus"}, "flag provided but not defined"},
+		{[]string{"client", "--bogus"}, "flag provided but not defined"},
+		// A misspelt name: the message, then the closest known name.
+		{[]string{"rnu"}, `unknown command "rnu"; did you mean "run"?`},
+		{[]string{"senario"}, `unknown command "senario"; did you mean "scenario"?`},
+		{[]string{"help", "matirx"}, `help: unknown command "matirx" (deadbolt help lists the commands); did you mean "matrix"?`},
+		{[]string{"run", "failover-simpel"}, `unknown scenario "failover-simpel" (known: `},
+		{[]string{"run", "failover-simpel"}, `); did you mean "failover-simple"?`},
+		{[]string{"run", "failover-simpel@redlock"}, `); did you mean "failover-simple@redlock"?`},
+		{[]string{"scenario", "failover-simple", "pause-simpel"}, `unknown scenario "pause-simpel" (known: `},
+		{[]string{"scenario", "failover-simple", "pause-simpel"}, `); did you mean "pause-simple"?`},
+		{[]string{"run", "failover-simple", "--lock", "simpel"}, `unknown lock "simpel" (known: `},
+		{[]string{"run", "failover-simple", "--lock", "simpel"}, `); did you mean "simple"?`},
+		{[]string{"run", "failover-simple", "--lock", "redlok"}, `did you mean "redlock"?`},
+		{[]string{"run", "pause-simple", "--workload", "mutx"}, `unknown workload "mutx" (known: counter, `},
+		{[]string{"run", "pause-simple", "--workload", "mutx"}, `); did you mean "mutex"?`},
+		{[]string{"run", "failover-redlock", "--nemesis", "randon"}, `unknown nemesis "randon" (known: `},
+		{[]string{"run", "failover-redlock", "--nemesis", "randon"}, `); did you mean "random"?`},
+		{[]string{"run", "failover-redlock", "--nemesis", "random", "--faults", "kill,restrat"}, `unknown fault "restrat" (known: `},
+		{[]string{"run", "failover-redlock", "--nemesis", "random", "--faults", "kill,restrat"}, `); did you mean "restart"?`},
+		{[]string{"matrix", "--faults", "pausee"}, `unknown failure "pausee" (known: failover, `},
+		{[]string{"matrix", "--faults", "pausee"}, `); did you mean "pause"?`},
+		{[]string{"run", "failover-simple", "--server", "valkey-81"}, `unknown server "valkey-81" (known: redis-7.0, redis-8.0, valkey-8.1); did you mean "valkey-8.1"?`},
+		{[]string{"matrix", "--servers", "redis-7.0,valky-8.1"}, `--servers: unknown server "valky-8.1" (known: redis-7.0, redis-8.0, valkey-8.1); did you mean "valkey-8.1"?`},
+		{[]string{"sweep", "pause-simple", "--knob", "pause-tll", "--values", "1"}, `unknown knob "pause-tll" (known: pause-ttl, down-after-ttl); did you mean "pause-ttl"?`},
 	} {
 		code, _, stderr := deadbolt(t, tc.args...)
 		require.Equal(t, exitBadInput, code, "%v", tc.args)
 		require.Contains(t, stderr, tc.msg, "%v", tc.args)
+	}
+}
+
+// A name nothing known is close to gets no suggestion, only the list.
+func TestNoSuggestionForANameFarFromAnyKnown(t *testing.T) {
+	for _, args := range [][]string{
+		{"frobnicate"},
+		{"help", "frobnicate"},
+		{"run", "nope"},
+		{"run", "failover-simple", "--lock", "zzzzzz"},
+		{"run", "pause-simple", "--workload", "zzzzzz"},
+		{"run", "failover-redlock", "--nemesis", "meteor"},
+		{"run", "failover-redlock", "--nemesis", "random", "--faults", "kill,meteor"},
+		{"matrix", "--faults", "meteor"},
+		{"scenario", "--server", "keydb"},
+	} {
+		code, _, stderr := deadbolt(t, args...)
+		require.Equal(t, exitBadInput, code, "%v", args)
+		require.Contains(t, stderr, "unknown ", "%v", args)
+		require.NotContains(t, stderr, "did you mean", "%v", args)
 	}
 }
 
@@ -112,6 +165,19 @@ func TestHelpListsACommandsFlags(t *testing.T) {
 		{[]string{"run", "failover-simple", "-h"}, "-nemesis"},
 		{[]string{"scenario", "--help"}, "-parallel"},
 		{[]string{"check", "--help"}, "usage of deadbolt check"},
+		// help COMMAND is COMMAND --help.
+		{[]string{"help", "run"}, "-seed"},
+		{[]string{"help", "run"}, "usage of deadbolt run:\n  deadbolt run NAME [flags]"},
+		{[]string{"help", "scenario"}, "-parallel"},
+		{[]string{"help", "check"}, "-model-steps N"},
+		{[]string{"--help", "matrix"}, "-locks"},
+		{[]string{"-h", "report"}, "-merge"},
+		{[]string{"help", "list"}, "usage of deadbolt list:\n  deadbolt list "},
+		{[]string{"help", "client"}, "usage of deadbolt client:\n  deadbolt client "},
+		{[]string{"client", "--help"}, "usage of deadbolt client"},
+		{[]string{"help", "version"}, "usage of deadbolt version"},
+		{[]string{"help", "help"}, "deadbolt help [COMMAND]"},
+		{[]string{"help"}, "deadbolt help [COMMAND]"},
 	} {
 		code, stdout, stderr := deadbolt(t, tc.args...)
 		require.Equal(t, exitOK, code, "%v: %s", tc.args, stderr)
@@ -120,6 +186,77 @@ func TestHelpListsACommandsFlags(t *testing.T) {
 	code, _, stderr := deadbolt(t, "run", "failover-simple", "--bogus")
 	require.Equal(t, exitBadInput, code)
 	require.Contains(t, stderr, "deadbolt run --help lists its flags")
+}
+
+// Every command has help of its own: help COMMAND and COMMAND --help print
+// the same, which is not the general usage.
+func TestHelpOfEveryCommand(t *testing.T) {
+	_, general, _ := deadbolt(t, "help")
+	for _, name := range commandNames() {
+		if name == "help" {
+			continue
+		}
+		code, stdout, stderr := deadbolt(t, "help", name)
+		require.Equal(t, exitOK, code, "help %s: %s", name, stderr)
+		require.True(t, strings.HasPrefix(stdout, "usage of deadbolt "+name+":\n  deadbolt "+name), "help %s:\n%s", name, stdout)
+		require.NotEqual(t, general, stdout, "help %s", name)
+		code, own, _ := deadbolt(t, name, "--help")
+		require.Equal(t, exitOK, code, "%s --help", name)
+		require.Equal(t, stdout, own, "help %s and %s --help", name, name)
+	}
+}
+
+// A flag's value name is what the flag package takes from the first
+// backquoted word of its usage: a word, never a phrase.
+func TestFlagValueNamesAreOneWord(t *testing.T) {
+	flagLine := regexp.MustCompile(`^  -(\S+)(?: (.*))?$`)
+	for _, name := range commandNames() {
+		_, stdout, _ := deadbolt(t, name, "--help")
+		require.NotContains(t, stdout, "`", "%s --help", name)
+		for _, line := range strings.Split(stdout, "\n") {
+			m := flagLine.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			require.NotContains(t, m[2], " ", "%s --help: -%s's value name %q", name, m[1], m[2])
+		}
+	}
+	_, stdout, _ := deadbolt(t, "scenario", "--help")
+	require.Contains(t, stdout, "  -shard i/n\n")
+	_, stdout, _ = deadbolt(t, "audit", "--help")
+	require.Contains(t, stdout, "  -libraries NAME@VERSION,...\n")
+}
+
+// version and --version print deadbolt's version and the Go that built
+// it, exit 0.
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"-version"}} {
+		code, stdout, stderr := deadbolt(t, args...)
+		require.Equal(t, exitOK, code, "%v: %s", args, stderr)
+		require.Empty(t, stderr, "%v", args)
+		require.Regexp(t, `^deadbolt \S+( vcs\.\S+)* go\S+\n$`, stdout, "%v", args)
+		require.Contains(t, stdout, runtime.Version(), "%v", args)
+	}
+}
+
+func TestVersionLine(t *testing.T) {
+	require.Equal(t, "deadbolt (devel) "+runtime.Version(), versionLine(nil, false), "no build information")
+	bi := &debug.BuildInfo{
+		GoVersion: "go1.99.1",
+		Main:      debug.Module{Path: "github.com/deadbolt-lab/deadbolt", Version: "(devel)"},
+		Settings: []debug.BuildSetting{
+			{Key: "-buildmode", Value: "exe"},
+			{Key: "vcs", Value: "git"},
+			{Key: "vcs.revision", Value: "4bc9dba0c0ffee"},
+			{Key: "vcs.time", Value: "2025-01-01T00:00:00Z"},
+			{Key: "vcs.modified", Value: "true"},
+		},
+	}
+	require.Equal(t, "deadbolt (devel) vcs.revision=4bc9dba0c0ffee vcs.modified=true go1.99.1", versionLine(bi, true))
+	bi.Main.Version, bi.Settings = "v1.2.3", nil
+	require.Equal(t, "deadbolt v1.2.3 go1.99.1", versionLine(bi, true), "go install ...@v1.2.3: no VCS settings")
+	bi.Main.Version = ""
+	require.Equal(t, "deadbolt (devel) go1.99.1", versionLine(bi, true), "a test binary's main module has no version")
 }
 
 func TestListAndLocks(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 type shardFlag struct{ i, n int }
 
 func (s *shardFlag) register(fs *flag.FlagSet, of string) {
-	fs.Func("shard", "run shard i of n (i/n) of "+of+": the same slice on every machine, balanced by the runs' lengths; `deadbolt report --merge` joins the shards' stores", func(v string) error {
+	fs.Func("shard", "run shard `i/n` (the i-th of n) of "+of+": the same slice on every machine, balanced by the runs' lengths; deadbolt report --merge joins the shards' stores", func(v string) error {
 		var err error
 		s.i, s.n, err = scenarios.ParseShard(v)
 		return err
