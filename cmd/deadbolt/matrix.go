@@ -130,6 +130,9 @@ func runGrid(ctx context.Context, g grid, f runFlags, sr seededRuns, shard shard
 	if shard.set() {
 		fmt.Fprintf(stderr, "shard %d/%d: %d of the %s's %d runs\n", shard.i, shard.n, len(runs), g.kind, len(all))
 	}
+	// Each run re-runs alone as its cell's scenario (TEMPLATE@LOCK) with
+	// the options every cell shared; a servers axis adds the cell's.
+	o.Invocation = f.invocation("")
 	st := newStatus(stderr)
 	st.attach(&o)
 	m.Started = time.Now()
