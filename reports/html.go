@@ -25,6 +25,7 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"lockText": LockText,
 	"rerun":    RerunCommand,
 	"shell":    ShellQuote,
+	"plural":   checker.Plural[int],
 	"phases":   func(ps []checker.PhaseSpan) string { return orNone(checker.PhasesText(ps)) },
 	"verdictClass": func(v string) string {
 		switch v {

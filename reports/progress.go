@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/history"
 )
 
@@ -100,6 +101,6 @@ func (p *Progress) Line(now time.Time) string {
 		}
 		faults = strings.Join(names, ", ")
 	}
-	return fmt.Sprintf("%s %s/%s (%s), %d ops, %d acquires, faults: %s",
-		p.Scenario, el, p.Length, left, p.ops, p.acquires, faults)
+	return fmt.Sprintf("%s %s/%s (%s), %s, %s, faults: %s",
+		p.Scenario, el, p.Length, left, checker.Plural(p.ops, "op"), checker.Plural(p.acquires, "acquire"), faults)
 }

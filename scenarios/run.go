@@ -427,7 +427,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	if len(s.Mix) > 0 {
 		logf("%s: mixed in: %s (the last client slots)", s.Name, mixText(s.Mix))
 	}
-	logf("%s: %d client processes on %s (%s workload) for %s, nemesis %s, run dir %s", s.Name, s.Clients, s.Lock, kind.Name, s.Time, s.Nemesis, dir)
+	logf("%s: %s on %s (%s workload) for %s, nemesis %s, run dir %s", s.Name, checker.Plural(s.Clients, "client process"), s.Lock, kind.Name, s.Time, s.Nemesis, dir)
 
 	rng := rand.New(rand.NewPCG(o.Seed, 0x6e656d65))
 	// The fault phase starts when the nemesis lets the clients begin: once
@@ -527,7 +527,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	if aerr != nil {
 		logf("%s: %v", s.Name, aerr)
 	}
-	logf("%s: checking %d operations", s.Name, len(ops))
+	logf("%s: checking %s", s.Name, checker.Plural(len(ops), "operation"))
 	report := checker.Check(ops, checker.Options{Checkers: kind.Checkers, MinAcquires: s.minAcquires(),
 		Reentrant: reentrant})
 	if ctx.Err() != nil {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/locks"
@@ -399,7 +400,7 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if shard.set() {
 		all := len(suite)
 		suite = scenarios.Shard(suite, shard.i, shard.n)
-		fmt.Fprintf(stderr, "shard %d/%d: %d of the suite's %d scenarios\n", shard.i, shard.n, len(suite), all)
+		fmt.Fprintf(stderr, "shard %d/%d: %d of the suite's %s\n", shard.i, shard.n, len(suite), checker.Plural(all, "scenario"))
 	}
 	if err := f.checkServer(ctx); err != nil {
 		return err
