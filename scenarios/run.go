@@ -486,7 +486,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 			close(stop)
 		}
 	}()
-	watched := o.watch(Live{Scenario: s.Name, Started: workload, Time: s.Time, Rec: rec})
+	watched := o.watch(Live{Scenario: s.Name, Started: workload, Time: s.Time, Settle: s.settle(), Rec: rec})
 	werr := runner.Run(ctx, stop)
 	watched()
 	ncancel() // a workload that failed ends the fault phase too
