@@ -82,15 +82,15 @@ func doubleHoldResult(dh []DoubleHold, holds, expired int) Result {
 	note := ""
 	if expired > 0 {
 		note = fmt.Sprintf(" %s arrived after the TTL had passed (no holding window); a client that used one anyway is for the resource checkers to judge.",
-			plural(expired, "lease"))
+			Plural(expired, "lease"))
 	}
 	if len(dh) > 0 {
 		r.Verdict = Invalid
 		r.Reason = fmt.Sprintf("the lock violated mutual exclusion: %s (the first on key %q at %s).%s",
-			plural(len(dh), "double hold"), dh[0].Key, at(dh[0].OverlapStart), note)
+			Plural(len(dh), "double hold"), dh[0].Key, at(dh[0].OverlapStart), note)
 		return r
 	}
-	r.Reason = fmt.Sprintf("no two of %s overlapped on a key.%s", plural(holds, "holding window"), note)
+	r.Reason = fmt.Sprintf("no two of %s overlapped on a key.%s", Plural(holds, "holding window"), note)
 	return r
 }
 

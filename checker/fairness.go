@@ -120,14 +120,14 @@ func fairnessResult(jumps []QueueJump, queued int, pairs, passed int64) Result {
 	case len(jumps) > 0:
 		r.Verdict = Invalid
 		r.Reason = fmt.Sprintf("the lock did not grant in queue order: %s passed %s already in line (the first: %s).",
-			plural(len(jumps), "grant"), plural(int(passed), "waiter"), jumps[0])
+			Plural(len(jumps), "grant"), Plural(int(passed), "waiter"), jumps[0])
 	case pairs == 0:
 		r.Verdict = Unknown
 		r.Reason = fmt.Sprintf("nothing to judge: %s stood in line, but none was granted while another acquire sent after it was, so no order was shown kept or broken.",
-			plural(queued, "acquire"))
+			Plural(queued, "acquire"))
 	default:
 		r.Reason = fmt.Sprintf("every grant kept the queue's order: in %s of a waiter in line and an acquire sent while it waited, the waiter was granted first.",
-			plural(int(pairs), "pair"))
+			Plural(int(pairs), "pair"))
 	}
 	return r
 }

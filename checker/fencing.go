@@ -128,18 +128,18 @@ func (fencing) Check(in *Input) Result {
 		r.Verdict = Invalid
 		var what []string
 		if backward > 0 {
-			what = append(what, fmt.Sprintf("tokens went backwards %s", plural(backward, "time")))
+			what = append(what, fmt.Sprintf("tokens went backwards %s", Plural(backward, "time")))
 		}
 		if disordered > 0 {
-			what = append(what, fmt.Sprintf("%s carried a token no lower than a later holder's", plural(disordered, "earlier hold")))
+			what = append(what, fmt.Sprintf("%s carried a token no lower than a later holder's", Plural(disordered, "earlier hold")))
 		}
 		if stale > 0 {
-			what = append(what, fmt.Sprintf("the resource took %s after it had seen a newer token", plural(stale, "stale write")))
+			what = append(what, fmt.Sprintf("the resource took %s after it had seen a newer token", Plural(stale, "stale write")))
 		}
 		r.Reason = fmt.Sprintf("fencing failed: %s, so it cannot protect the resource.", strings.Join(what, " and "))
 	default:
 		r.Reason = fmt.Sprintf("fencing tokens grew with every grant and the resource took no write older than one it had seen; it rejected %s and %s, and took %s under a superseded lease before its successor touched it.",
-			plural(int(rejectedWrites), "stale write"), plural(int(rejectedReads), "stale read"), plural(int(superseded), "write"))
+			Plural(int(rejectedWrites), "stale write"), Plural(int(rejectedReads), "stale read"), Plural(int(superseded), "write"))
 	}
 	return r
 }

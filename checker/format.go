@@ -1,7 +1,9 @@
 package checker
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/history"
@@ -34,4 +36,43 @@ func historyEnd(ops []history.Op) int64 {
 		end = max(end, op.Time)
 	}
 	return end
+}
+
+// Count is an integer a sentence counts.
+type Count interface {
+	~int | ~int64 | ~uint64
+}
+
+// Plural is n and the noun, the noun in the plural unless n is 1: "1
+// seed", "2 seeds", "2 key stretches", "3 false yeses", "4 anomalies". The
+// last word takes the plural, as English makes it of a regular noun. It is
+// the one helper deadbolt's words count with (reports, the command line).
+func Plural[N Count](n N, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %s", n, pluralOf(noun))
+}
+
+// PluralAs is n and one or many as n is 1 or not, for a phrase whose plural
+// is not its last word's: PluralAs(n, "unit oversold", "units oversold").
+func PluralAs[N Count](n N, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// pluralOf is a regular noun's plural: stretches, yeses, boxes; anomalies
+// (but keys); seeds.
+func pluralOf(noun string) string {
+	for _, end := range []string{"s", "sh", "ch", "x", "z"} {
+		if strings.HasSuffix(noun, end) {
+			return noun + "es"
+		}
+	}
+	if n := len(noun); n >= 2 && noun[n-1] == 'y' && !strings.ContainsRune("aeiou", rune(noun[n-2])) {
+		return noun[:n-1] + "ies"
+	}
+	return noun + "s"
 }

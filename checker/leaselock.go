@@ -344,14 +344,14 @@ func leaseLockResult(ll LeaseLockResult, steps int64) Result {
 		}
 		r.Reason = fmt.Sprintf("no legal lease-lock order for %s %s.", noun, quoteAll(ll.FailedKeys))
 		if len(ll.UnknownKeys) > 0 {
-			r.Reason += fmt.Sprintf(" (The check spent its budget of %s on %s before deciding them.)", plural(int(steps), "step"), plural(len(ll.UnknownKeys), "other key"))
+			r.Reason += fmt.Sprintf(" (The check spent its budget of %s on %s before deciding them.)", Plural(int(steps), "step"), Plural(len(ll.UnknownKeys), "other key"))
 		}
 	case Unknown:
 		r.Reason = fmt.Sprintf("the lease-lock model check spent its budget of %s on %s of %d before deciding them, so the history is neither proven valid nor invalid.",
-			plural(int(steps), "step"), plural(len(ll.UnknownKeys), "key"), ll.Keys)
+			Plural(int(steps), "step"), Plural(len(ll.UnknownKeys), "key"), ll.Keys)
 	default:
 		r.Reason = fmt.Sprintf("a legal lease-lock order explains all %s on %s (failed ones change nothing and need no place).",
-			plural(ll.Operations, "lock operation"), plural(ll.Keys, "key"))
+			Plural(ll.Operations, "lock operation"), Plural(ll.Keys, "key"))
 	}
 	return r
 }
@@ -675,8 +675,8 @@ func explain(model porcupine.Model, key string, part []porcupine.Operation, pref
 	if len(prefix) == 0 {
 		fmt.Fprintf(&b, ": no operation can come first from a free lock")
 	} else {
-		fmt.Fprintf(&b, ": the longest legal order covers %d of %d operations, ending with %s, which leaves the lock %s",
-			len(prefix), len(part), describeLockOp(part[prefix[len(prefix)-1]]), describeStates(state))
+		fmt.Fprintf(&b, ": the longest legal order covers %d of %s, ending with %s, which leaves the lock %s",
+			len(prefix), Plural(len(part), "operation"), describeLockOp(part[prefix[len(prefix)-1]]), describeStates(state))
 	}
 	fmt.Fprintf(&b, "; then none of these can happen: %s", listSome(stuck, 4))
 	if cutShort {

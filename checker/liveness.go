@@ -153,7 +153,7 @@ func livenessResult(found []Unavailability, end int64) Result {
 	r.Verdict = Invalid
 	u := found[0]
 	r.Reason = fmt.Sprintf("the lock failed liveness: %s stayed taken with no lease to explain it (key %q for %s from %s).",
-		plural(len(found), "key stretch"), u.Key, at(u.To-u.From), at(u.From))
+		Plural(len(found), "key stretch"), u.Key, at(u.To-u.From), at(u.From))
 	return r
 }
 
@@ -190,7 +190,7 @@ func (u Unavailability) String(end int64) string {
 		to += ", the end of the history"
 	}
 	s := fmt.Sprintf("key %q stayed taken with no lease to explain it for %s (%s to %s): %s refused",
-		u.Key, at(u.To-u.From), at(u.From), to, plural(u.Refused, "acquire"))
+		u.Key, at(u.To-u.From), at(u.From), to, Plural(u.Refused, "acquire"))
 	if u.LastLease != "" {
 		how := map[history.Type]string{
 			"":           "without a release",

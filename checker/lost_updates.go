@@ -145,12 +145,12 @@ func (lostUpdates) Check(in *Input) Result {
 	}
 	bound := ""
 	if infos > 0 {
-		bound = fmt.Sprintf(" (%s ended unknown, so the count is a lower bound)", plural(infos, "write"))
+		bound = fmt.Sprintf(" (%s ended unknown, so the count is a lower bound)", Plural(infos, "write"))
 	}
 	switch {
 	case lost > 0:
 		r.Verdict = Invalid
-		r.Reason = fmt.Sprintf("the resource lost %s of %s%s", plural(int(lost), "update"), plural(int(acked), "acknowledged increment"), bound)
+		r.Reason = fmt.Sprintf("the resource lost %s of %s%s", Plural(int(lost), "update"), Plural(int(acked), "acknowledged increment"), bound)
 		if len(found) > 0 {
 			r.Reason += fmt.Sprintf(": the first destroyed by %s", found[0].Lease)
 			if found[0].Late {
@@ -167,7 +167,7 @@ func (lostUpdates) Check(in *Input) Result {
 		r.Verdict = Unknown
 		r.Reason = fmt.Sprintf("the register of %s ends higher than every acknowledged increment explains: the resource is not what the workload thinks it is.", quoteAll(lower))
 	default:
-		r.Reason = fmt.Sprintf("every one of %s landed%s.", plural(int(acked), "acknowledged increment"), bound)
+		r.Reason = fmt.Sprintf("every one of %s landed%s.", Plural(int(acked), "acknowledged increment"), bound)
 	}
 	return r
 }
@@ -238,7 +238,7 @@ func (lu LostUpdate) String() string {
 	if lu.EffectFrom > lu.WroteAt {
 		s += fmt.Sprintf(", landed after %s", at(lu.EffectFrom))
 	}
-	s += fmt.Sprintf(") over %d, erasing %s", lu.Over, plural(int(lu.Erased), "increment"))
+	s += fmt.Sprintf(") over %d, erasing %s", lu.Over, Plural(int(lu.Erased), "increment"))
 	if len(lu.Erasers) > 0 {
 		s += " by " + strings.Join(lu.Erasers, ", ")
 	}

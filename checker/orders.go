@@ -104,7 +104,7 @@ func (orders) Check(in *Input) Result {
 	oversold := max(sold-*stock, 0)
 	if oversold > 0 {
 		r.Anomalies = append(r.Anomalies, Anomaly{Kind: KindOversold, At: in.End,
-			Text: fmt.Sprintf("%d units sold from a stock of %d: %d oversold", sold, *stock, oversold)})
+			Text: fmt.Sprintf("%s sold from a stock of %d: %d oversold", Plural(sold, "unit"), *stock, oversold)})
 	}
 	r.Metrics["duplicate_orders"] = duplicates
 	r.Metrics["oversold_units"] = oversold
@@ -112,17 +112,17 @@ func (orders) Check(in *Input) Result {
 	switch {
 	case duplicates > 0 || oversold > 0:
 		r.Verdict = Invalid
-		r.Reason = fmt.Sprintf("the sale went wrong: %s by %s, and %d units oversold from a stock of %d.",
-			plural(int(duplicates), "duplicate order"), plural(len(dups), "user"), oversold, *stock)
+		r.Reason = fmt.Sprintf("the sale went wrong: %s by %s, and %s from a stock of %d.",
+			Plural(duplicates, "duplicate order"), Plural(len(dups), "user"), PluralAs(oversold, "unit oversold", "units oversold"), *stock)
 	case len(unread) > 0:
 		sort.Strings(unread)
 		r.Verdict = Unknown
 		r.Reason = fmt.Sprintf("no final read of %s, who ordered, so the sale's damage cannot be counted.", quoteAll(unread))
 	case *stock-*left != sold:
 		r.Verdict = Unknown
-		r.Reason = fmt.Sprintf("the stock went from %d to %d while users hold %d units: the resource is inconsistent, so nothing can be concluded.", *stock, *left, sold)
+		r.Reason = fmt.Sprintf("the stock went from %d to %d while users hold %s: the resource is inconsistent, so nothing can be concluded.", *stock, *left, Plural(sold, "unit"))
 	default:
-		r.Reason = fmt.Sprintf("every one of %s went to a different user, within the stock of %d.", plural(int(sold), "unit"), *stock)
+		r.Reason = fmt.Sprintf("every one of %s went to a different user, within the stock of %d.", Plural(int(sold), "unit"), *stock)
 	}
 	return r
 }

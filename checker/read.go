@@ -140,7 +140,7 @@ func checkReader(r io.Reader, opts Options, lockHint int) (Report, error) {
 	}
 	if tail.Cut() {
 		rep.Tail = &tail
-		rep.Reason = fmt.Sprintf("The history was cut: %s; the %s before it were checked. %s", tail, plural(read, "operation"), rep.Reason)
+		rep.Reason = fmt.Sprintf("The history was cut: %s; the %s before it were checked. %s", tail, Plural(read, "operation"), rep.Reason)
 	}
 	return rep, nil
 }

@@ -83,7 +83,7 @@ func releasesResult(found []BadRelease) Result {
 	}
 	r.Verdict = Invalid
 	r.Reason = fmt.Sprintf("the lock released what it did not hold: %s by a lease that did not hold the key (the first: %s).",
-		plural(len(found), "ok release"), found[0])
+		Plural(len(found), "ok release"), found[0])
 	return r
 }
 

@@ -179,10 +179,10 @@ func repliesResult(found []BadReply) Result {
 		}
 	}
 	if falseYes != nil {
-		said = append(said, fmt.Sprintf("the lock said yes where the harness shows no: %s (the first: %s)", plural(n, "false yes"), falseYes))
+		said = append(said, fmt.Sprintf("the lock said yes where the harness shows no: %s (the first: %s)", Plural(n, "false yes"), falseYes))
 	}
 	if falseNo != nil {
-		said = append(said, fmt.Sprintf("the lock said a lease was not held where the harness shows it was: %s (the first: %s)", plural(nos, "false no"), falseNo))
+		said = append(said, fmt.Sprintf("the lock said a lease was not held where the harness shows it was: %s (the first: %s)", Plural(nos, "false no"), falseNo))
 	}
 	if storm != nil {
 		said = append(said, fmt.Sprintf("its watchdog renewed in a busy loop: %s", storm))

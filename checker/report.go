@@ -144,16 +144,16 @@ func compose(in *Input, results []Result, opts Options) Report {
 	var why []string
 	if len(troubles) > 0 {
 		why = append(why, fmt.Sprintf("%s of the nemesis did not go as planned (the first: %s), so the run did not stage what it set out to",
-			plural(len(troubles), "step"), troubles[0].Text))
+			Plural(len(troubles), "step"), troubles[0].Text))
 	}
 	if unstaged := unstagedFailovers(in); len(unstaged) > 0 {
 		why = append(why, fmt.Sprintf("%s no fault staged (the first: %s), so the cluster did more than the scenario set out to stage",
-			plural(len(unstaged), "failover"), unstaged[0].Text))
+			Plural(len(unstaged), "failover"), unstaged[0].Text))
 		troubles = append(troubles, unstaged...)
 	}
 	if len(in.clocks) > 0 {
 		why = append(why, fmt.Sprintf("%s stamped by a client cannot be placed (the first: %s), so the lock's own work cannot be judged",
-			plural(len(in.clocks), "event"), in.clocks[0].Text))
+			Plural(len(in.clocks), "event"), in.clocks[0].Text))
 		troubles = append(troubles, in.clocks...)
 	}
 	if len(troubles) > 0 {
@@ -178,10 +178,10 @@ func (r Report) reason(idle bool, minAcquires int) string {
 		if refused := s.AcquiresFail + s.AcquiresInfo; refused > 0 {
 			// Not an idle run: the clients asked and were not granted.
 			parts = append(parts, fmt.Sprintf("only %s of %d asked succeeded where at least %d are required (%d failed, %d with no answer; by error: %s): too few grants prove nothing, so it never counts as a pass.",
-				plural(s.AcquiresOK, "acquire"), s.AcquiresOK+refused, minAcquires, s.AcquiresFail, s.AcquiresInfo, s.acquireErrorsText(4)))
+				Plural(s.AcquiresOK, "acquire"), s.AcquiresOK+refused, minAcquires, s.AcquiresFail, s.AcquiresInfo, s.acquireErrorsText(4)))
 		} else {
 			parts = append(parts, fmt.Sprintf("only %s succeeded where at least %d are required: an idle run proves nothing, so it never counts as a pass.",
-				plural(s.AcquiresOK, "acquire"), minAcquires))
+				Plural(s.AcquiresOK, "acquire"), minAcquires))
 		}
 	}
 	for _, c := range r.Checks {
@@ -230,16 +230,6 @@ func (r Report) WriteVisualization(w io.Writer) error {
 		return errors.New("the lease-lock model left no visualization")
 	}
 	return ll.WriteVisualization(w)
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, noun)
-	}
-	if strings.HasSuffix(noun, "s") || strings.HasSuffix(noun, "sh") || strings.HasSuffix(noun, "ch") {
-		return fmt.Sprintf("%d %ses", n, noun) // false yeses, stretches
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func quoteAll(ss []string) string {

@@ -350,10 +350,33 @@ func TestVoidMakesAnyVerdictUnknown(t *testing.T) {
 }
 
 func TestPluralOfNounsThatHiss(t *testing.T) {
-	require.Equal(t, "2 false yeses", plural(2, "false yes"))
-	require.Equal(t, "2 key stretches", plural(2, "key stretch"))
-	require.Equal(t, "1 false yes", plural(1, "false yes"))
-	require.Equal(t, "3 double holds", plural(3, "double hold"))
+	require.Equal(t, "2 false yeses", Plural(2, "false yes"))
+	require.Equal(t, "2 key stretches", Plural(2, "key stretch"))
+	require.Equal(t, "1 false yes", Plural(1, "false yes"))
+	require.Equal(t, "3 double holds", Plural(3, "double hold"))
+}
+
+// One helper counts for every package: one of a thing is singular, none
+// and many are plural, the noun's regular plural.
+func TestPlural(t *testing.T) {
+	for want, got := range map[string]string{
+		"1 seed":             Plural(1, "seed"),
+		"0 seeds":            Plural(0, "seed"),
+		"2 seeds":            Plural(uint64(2), "seed"),
+		"1 double hold":      Plural(int64(1), "double hold"),
+		"2 key stretches":    Plural(2, "key stretch"),
+		"1 key stretch":      Plural(1, "key stretch"),
+		"5 keys":             Plural(5, "key"),
+		"3 anomalies":        Plural(3, "anomaly"),
+		"2 boxes":            Plural(2, "box"),
+		"2 pushes":           Plural(2, "push"),
+		"1 unit oversold":    PluralAs(1, "unit oversold", "units oversold"),
+		"2 units oversold":   PluralAs(int64(2), "unit oversold", "units oversold"),
+		"7 client processes": Plural(7, "client process"),
+		"1 client process":   Plural(1, "client process"),
+	} {
+		require.Equal(t, want, got)
+	}
 }
 
 func TestErrorClassIsTheRedisCodeWhereverTheLibraryPutIt(t *testing.T) {

@@ -298,7 +298,7 @@ func strikeTroubles(in *Input) []Anomaly {
 		}
 		out = append(out, Anomaly{Kind: KindPrecondition, At: ss[0].Landed, Key: k.key,
 			Text: fmt.Sprintf("no strike of %s on key %q landed inside its %s while the key was seen held and %s: %s struck, %d inside (the reply outstanding), %d of them with the key seen held after the stop",
-				k.fault, k.key, ss[0].Op, what, plural(len(ss), "strike"), inside, held)})
+				k.fault, k.key, ss[0].Op, what, Plural(len(ss), "strike"), inside, held)})
 	}
 	return out
 }
@@ -316,7 +316,7 @@ func StrikesText(ss []Strike) string {
 		late += b2i(s.Late)
 		stuck += b2i(s.Stuck)
 	}
-	parts := []string{plural(len(ss), "strike"), fmt.Sprintf("%d inside", inside), fmt.Sprintf("%d held", held), fmt.Sprintf("%d hit", hit)}
+	parts := []string{Plural(len(ss), "strike"), fmt.Sprintf("%d inside", inside), fmt.Sprintf("%d held", held), fmt.Sprintf("%d hit", hit)}
 	if late > 0 {
 		parts = append(parts, fmt.Sprintf("%d late", late))
 	}

@@ -96,7 +96,7 @@ func (uses) Check(in *Input) Result {
 			r.Verdict = Unknown
 			r.Metrics["inspects_unanswered"] = int64(n)
 			r.Reason = fmt.Sprintf("the harness could not read back the key of %s right after its refusal (the first: %s), so an acquire that took the key and said it did not may be hidden; otherwise %s",
-				plural(n, "refused acquire"), first, r.Reason)
+				Plural(n, "refused acquire"), first, r.Reason)
 		}
 		return r
 	}
@@ -111,10 +111,10 @@ func (uses) Check(in *Input) Result {
 	}
 	var said []string
 	if len(uses) > 0 {
-		said = append(said, fmt.Sprintf("holders went on where the lock could not say yes: %s (the first: %s)", plural(len(uses), "use"), uses[0]))
+		said = append(said, fmt.Sprintf("holders went on where the lock could not say yes: %s (the first: %s)", Plural(len(uses), "use"), uses[0]))
 	}
 	if len(refusals) > 0 {
-		said = append(said, fmt.Sprintf("the lock refused acquires that took the key: %s (the first: %s)", plural(len(refusals), "refusal"), refusals[0]))
+		said = append(said, fmt.Sprintf("the lock refused acquires that took the key: %s (the first: %s)", Plural(len(refusals), "refusal"), refusals[0]))
 	}
 	r.Reason = strings.Join(said, "; ") + "."
 	return r

@@ -23,6 +23,9 @@ var templateFS embed.FS
 var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"seconds":  Seconds,
 	"lockText": LockText,
+	"rerun":    RerunCommand,
+	"shell":    ShellQuote,
+	"plural":   checker.Plural[int],
 	"phases":   func(ps []checker.PhaseSpan) string { return orNone(checker.PhasesText(ps)) },
 	"verdictClass": func(v string) string {
 		switch v {

@@ -80,8 +80,8 @@ func WriteJUnit(w io.Writer, runs []SuiteRun, started time.Time, took time.Durat
 			c.Error = &junitProblem{Message: "no verdict", Type: "no-verdict"}
 		default:
 			c.Time = fmt.Sprintf("%.3f", r.DurationS)
-			c.SystemOut = fmt.Sprintf("lock %s, server %s, workload %s, nemesis %s, seed %d: verdict %s, expected %s.\n%s\nreport: %s/%s\nre-run: deadbolt run %s --seed %d%s\n",
-				r.Lock, orNone(r.Server.String()), r.Workload, r.Nemesis, r.Seed, r.Verdict, r.Expected, r.Reason, r.Dir, HTMLFile, r.Scenario, r.Seed, r.Server.Flag())
+			c.SystemOut = fmt.Sprintf("lock %s, server %s, workload %s, nemesis %s, seed %d: verdict %s, expected %s.\n%s\nreport: %s/%s\nre-run: %s\n",
+				r.Lock, orNone(r.Server.String()), r.Workload, r.Nemesis, r.Seed, r.Verdict, r.Expected, r.Reason, r.Dir, HTMLFile, RerunCommand(r))
 			text := r.Reason
 			if ev := FirstOfEach(r, 5); len(ev) > 0 {
 				text += "\n" + strings.Join(ev, "\n")

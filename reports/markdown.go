@@ -76,11 +76,11 @@ func Markdown(r *Results) string {
 	}
 	for _, k := range sortedKeys(shown) {
 		if n := shown[k]; n > anomaliesPerKind {
-			fmt.Fprintf(&b, "- ... and %d more %s anomalies (all in results.json)\n", n-anomaliesPerKind, k)
+			fmt.Fprintf(&b, "- ... and %s (all in results.json)\n", checker.Plural(n-anomaliesPerKind, "more "+k+" anomaly"))
 		}
 	}
 	fmt.Fprintf(&b, "\nFiles: `%s` (this report with a timeline and plots), `scenario.json` (the run's full description), `history.jsonl` (every operation), `results.json`, `%s` (porcupine's view of the lease-lock check), `<node>.log`, `clients/p<N>.log` (each client process's log).\n", HTMLFile, ModelFile)
-	fmt.Fprintf(&b, "\nRe-check: `deadbolt check %s`. Re-render: `deadbolt report %s`. Re-run: `deadbolt run %s --seed %d`.\n", r.Dir, r.Dir, r.Scenario, r.Seed)
+	fmt.Fprintf(&b, "\nRe-check: `deadbolt check %s`. Re-render: `deadbolt report %s`. Re-run: `%s`.\n", ShellQuote(r.Dir), ShellQuote(r.Dir), RerunCommand(r))
 	return b.String()
 }
 

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/deadbolt-lab/deadbolt/checker"
 )
 
 // The lock x failure matrix's pages: matrix.md and matrix.html, one row a
@@ -200,23 +202,15 @@ func (c MatrixCell) MedianDamage() string {
 	}
 	var parts []string
 	if n := med("double_holds"); n > 0 {
-		parts = append(parts, count(n, "double hold", "double holds"))
+		parts = append(parts, checker.Plural(n, "double hold"))
 	}
 	if n := med("lost_updates"); n > 0 {
-		parts = append(parts, count(n, "lost update", "lost updates"))
+		parts = append(parts, checker.Plural(n, "lost update"))
 	}
 	if len(parts) == 0 {
 		return "-"
 	}
 	return strings.Join(parts, ", ")
-}
-
-// count is "1 double hold", "2 double holds".
-func count(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // Summary is the cell in a few words: "unsafe 3/3 · 2 double holds".
@@ -298,7 +292,7 @@ func WriteMatrix(dir string, m Matrix) error {
 
 // MatrixMarkdown writes the matrix as a Markdown table, links relative to dir.
 func MatrixMarkdown(w io.Writer, m Matrix, dir string) error {
-	fmt.Fprintf(w, "# %s\n\n`%s`: %d seeds (%s), %s, %s.\n\n", m.Title(), m.Command, len(m.Seeds), seedList(m.Seeds),
+	fmt.Fprintf(w, "# %s\n\n`%s`: %s (%s), %s, %s.\n\n", m.Title(), m.Command, checker.Plural(len(m.Seeds), "seed"), seedList(m.Seeds),
 		m.Started.UTC().Format("2006-01-02 15:04 UTC"), m.Took.Round(time.Second))
 	if note := m.ShardNote(); note != "" {
 		fmt.Fprintf(w, "%s\n\n", note)
@@ -381,7 +375,7 @@ td.na{background:#e6e6e6;color:#666}
 a{margin-right:.3em}
 </style></head><body>
 <h1>{{.Title}}</h1>
-<p><code>{{.Command}}</code>: {{len .Seeds}} seeds ({{.SeedList}}), {{.When}}, {{.Took}}.</p>
+<p><code>{{.Command}}</code>: {{.SeedCount}} ({{.SeedList}}), {{.When}}, {{.Took}}.</p>
 {{if .ShardNote}}<p>{{.ShardNote}}</p>
 {{end}}<p>Each cell: the verdict over the seeds (runs that broke the lock / runs judged), the median damage per run, and each run's report. Red: some run broke the lock; green: every run judged safe; yellow: no verdict; grey: no scenario stages this failure for this lock.</p>
 <table><tr><th>{{.RowName}}</th>{{range .Failures}}<th title="{{.What}}">{{if .Upstream}}<a href="{{.Upstream}}">{{.Name}}</a>{{else}}{{.Name}}{{end}}</th>{{end}}</tr>
@@ -419,7 +413,7 @@ func matrixHTML(w io.Writer, m Matrix, dir string) error {
 		rows = append(rows, r)
 	}
 	return matrixTemplate.Execute(w, map[string]any{
-		"Command": m.Command, "Seeds": m.Seeds, "SeedList": seedList(m.Seeds),
+		"Command": m.Command, "SeedCount": checker.Plural(len(m.Seeds), "seed"), "SeedList": seedList(m.Seeds),
 		"When": m.Started.UTC().Format("2006-01-02 15:04 UTC"), "Took": m.Took.Round(time.Second),
 		"Failures": m.Failures, "Rows": rows, "ShardNote": m.ShardNote(), "Title": m.Title(), "RowName": m.rowName(),
 	})

@@ -34,6 +34,11 @@ type Results struct {
 	// Driver is the command line that ran the clients when it was not
 	// deadbolt's own (`--driver`).
 	Driver string `json:"driver,omitempty"`
+	// Rerun is the arguments of the single `deadbolt run` that runs this
+	// run again: its scenario (or --file), its seed, and every option it
+	// was given but where it wrote (--store) and how a suite spread its
+	// runs (--parallel, --shard, --junit). RerunCommand(r) is its command line.
+	Rerun []string `json:"rerun,omitempty"`
 	// Server is what ran the lock service: the --server name and image,
 	// and the version its node reported.
 	Server   Server  `json:"server"`

@@ -14,6 +14,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/deadbolt-lab/deadbolt/checker"
 )
 
 // A sweep's pages: the unsafe window of one failure, measured. For each
@@ -80,8 +82,8 @@ func WriteSweep(dir string, s Sweep) (md, svg string, err error) {
 
 // SweepMarkdown is the sweep's table, with the plot beside it.
 func SweepMarkdown(w io.Writer, s Sweep, svg string) {
-	fmt.Fprintf(w, "# %s: %s\n\n`%s`: %d seeds a point (%s), %s, %s.\n\n![%s](%s)\n\n",
-		s.Scenario, s.What, s.Command, len(s.Seeds), seedList(s.Seeds), s.Started.UTC().Format("2006-01-02 15:04 UTC"), s.Took.Round(time.Second), s.Name(), svg)
+	fmt.Fprintf(w, "# %s: %s\n\n`%s`: %s a point (%s), %s, %s.\n\n![%s](%s)\n\n",
+		s.Scenario, s.What, s.Command, checker.Plural(len(s.Seeds), "seed"), seedList(s.Seeds), s.Started.UTC().Format("2006-01-02 15:04 UTC"), s.Took.Round(time.Second), s.Name(), svg)
 	fmt.Fprintf(w, "| %s | broke the lock | double holds + lost updates per run | no verdict |\n|---|---|---|---|\n", s.Knob)
 	for _, p := range s.Points {
 		share, judged := p.Broke()
@@ -97,7 +99,7 @@ func SweepMarkdown(w io.Writer, s Sweep, svg string) {
 // each run's damage (points, scaled to the largest) against the knob.
 func sweepPlot(s Sweep) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: the unsafe window (%d seeds a point)", s.Scenario, len(s.Seeds))
+	p.Title.Text = fmt.Sprintf("%s: the unsafe window (%s a point)", s.Scenario, checker.Plural(len(s.Seeds), "seed"))
 	p.X.Label.Text = s.What
 	p.Y.Label.Text = "share of runs that broke the lock; damage / max"
 	p.Y.Min, p.Y.Max = 0, 1.05

@@ -30,11 +30,8 @@ func Table(w io.Writer, rs []*Results) error {
 func Damage(r *Results) string {
 	var parts []string
 	add := func(metric, one, many string) {
-		switch n := r.Metric(metric); {
-		case n == 1:
-			parts = append(parts, "1 "+one)
-		case n > 1:
-			parts = append(parts, fmt.Sprintf("%d %s", n, many))
+		if n := r.Metric(metric); n > 0 {
+			parts = append(parts, checker.PluralAs(n, one, many))
 		}
 	}
 	add("lost_updates", "lost update", "lost updates")

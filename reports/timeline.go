@@ -1,11 +1,13 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/history"
@@ -33,6 +35,12 @@ const (
 	tlMinPPS  = 50    // pixels per second at least, by default
 	tlMaxW    = 40000 // widest default drawing
 	tlMaxTick = 2000
+	// Labels whose text would overprint stack on further rows, each this
+	// high, at most tlMaxRows of them; tlCharW is about how wide one
+	// character of the 11px labels is.
+	tlRow     = 12
+	tlMaxRows = 6
+	tlCharW   = 6.5
 )
 
 // tickLevels are the tick spacings in seconds, each dividing the next, so
@@ -113,8 +121,57 @@ func joinAttrs(attrs []string) string {
 
 func secs(ns int64) float64 { return float64(ns) / 1e9 }
 
+// tlGeom is where the timeline's rows are: the fault names' rows (one
+// more for each stack of overprinting names), the anomaly marks with the
+// names of the phases and failovers (their rows likewise), then the lanes.
+type tlGeom struct{ faultRows, nameRows int }
+
+// marksY is the top of the anomaly marks' row.
+func (g tlGeom) marksY() int { return tlAxis + tlFaults + (g.faultRows-1)*tlRow }
+
 // laneY is the top of lane i.
-func laneY(i int) int { return tlAxis + tlFaults + tlMarks + i*tlLane }
+func (g tlGeom) laneY(i int) int { return g.marksY() + tlMarks + (g.nameRows-1)*tlRow + i*tlLane }
+
+// tlLabel is a name drawn from a time on: its text starts at At seconds.
+type tlLabel struct {
+	At   float64
+	Text string
+}
+
+// labelRows stacks labels so that no two on one row overprint at pps
+// pixels per second (the default zoom: zooming in only spreads them): each
+// label, in the order of its time, goes on the first row whose last label
+// ends before it begins. rows[i] is label i's row, n the rows used (at
+// least 1). Past tlMaxRows a label goes on the row that frees first.
+func labelRows(labels []tlLabel, pps float64) (rows []int, n int) {
+	order := make([]int, len(labels))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(labels[a].At, labels[b].At) })
+	rows = make([]int, len(labels))
+	var ends []float64 // the right end of each row's last label, in pixels
+	for _, i := range order {
+		x := labels[i].At * pps
+		row := slices.IndexFunc(ends, func(end float64) bool { return end <= x })
+		if row < 0 && len(ends) < tlMaxRows {
+			row = len(ends)
+			ends = append(ends, 0)
+		}
+		if row < 0 {
+			row = slices.Index(ends, slices.Min(ends))
+		}
+		rows[i] = row
+		ends[row] = max(ends[row], x) + labelWidth(labels[i].Text) // an overprint spreads over the rows
+	}
+	return rows, max(len(ends), 1)
+}
+
+// labelWidth is about how many pixels a label takes: its offset from its
+// time (dx), its text, and a gap before the next.
+func labelWidth(text string) float64 {
+	return 3 + tlCharW*float64(utf8.RuneCountInString(text)) + 4
+}
 
 // drawTimeline draws d's timeline. anchors maps an anomaly's index in
 // d.Results.Anomalies to its anchor on the page.
@@ -122,6 +179,38 @@ func drawTimeline(d *runData, anchor func(i int) string) timeline {
 	dur := math.Max(secs(d.In.End), 1)
 	pps := math.Max(tlFitW/dur, tlMinPPS)
 	pps = math.Min(pps, tlMaxW/dur)
+
+	// The names drawn at the top: the faults on nodes and links in their
+	// band, the phases after the fault phase and the cluster's failovers
+	// above the lanes. Each set takes a further row wherever its names
+	// would overprint (labelRows), and the lanes begin lower.
+	var nodeFaults []checker.FaultWindow
+	var faultNames, names []tlLabel
+	for _, w := range d.In.Faults {
+		if faultProcess(w) < 0 {
+			nodeFaults = append(nodeFaults, w)
+			faultNames = append(faultNames, tlLabel{secs(w.Start), w.Name()})
+		}
+	}
+	var phases []checker.PhaseSpan
+	for _, ph := range d.In.Phases {
+		if ph.Phase != history.PhaseFaults {
+			phases = append(phases, ph)
+			names = append(names, tlLabel{secs(ph.Start), string(ph.Phase)})
+		}
+	}
+	var failovers []checker.Observed
+	for _, o := range d.In.Observed() {
+		if o.F == history.Failover {
+			failovers = append(failovers, o)
+			names = append(names, tlLabel{secs(o.At), "failover " + o.What})
+		}
+	}
+	faultRow, faultRows := labelRows(faultNames, pps)
+	nameRow, nameRows := labelRows(names, pps)
+	g := tlGeom{faultRows: faultRows, nameRows: nameRows}
+	laneY := g.laneY
+
 	height := laneY(len(d.Lanes)) + tlPad
 	tl := timeline{DurationS: dur, PPS: pps, Height: height}
 	lane := map[int]int{}
@@ -130,7 +219,7 @@ func drawTimeline(d *runData, anchor func(i int) string) timeline {
 	}
 	s := &svgDoc{pps: pps}
 	width := s.x(dur)
-	s.printf(`<svg xmlns="http://www.w3.org/2000/svg" id="timeline" width="%.0f" height="%d" role="img" aria-label="timeline of the run">`, width, height)
+	s.printf(`<svg xmlns="http://www.w3.org/2000/svg" id="timeline" width="%.0f" height="%d" role="img" aria-label="timeline of the run" data-lanes="%d">`, width, height, laneY(0))
 	s.b.WriteString(`<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">` +
 		`<rect width="6" height="6" fill="#e6e0f0"/><line x1="0" y1="0" x2="0" y2="6" stroke="#7b5ea7" stroke-width="3"/></pattern></defs>`)
 	for i := range d.Lanes {
@@ -142,37 +231,29 @@ func drawTimeline(d *runData, anchor func(i int) string) timeline {
 
 	// Faults on nodes and links touch every client: a band across all lanes.
 	faultTop := tlAxis
-	for _, w := range d.In.Faults {
-		if faultProcess(w) >= 0 {
-			continue
-		}
+	for i, w := range nodeFaults {
 		title := fmt.Sprintf("%s from %s to %s", w.Name(), Seconds(w.Start), Seconds(w.End))
 		if !w.Healed {
 			title += " (never healed)"
 		}
 		s.rect("fault", secs(w.Start), secs(w.End), faultTop, height-faultTop, title, "")
-		s.text("faultname", secs(w.Start), faultTop+12, w.Name(), `dx="3"`)
+		s.text("faultname", secs(w.Start), faultTop+12+faultRow[i]*tlRow, w.Name(), `dx="3"`)
 	}
 
 	// The run's phases after the fault phase (heal, convergence, settle,
 	// end): a dashed line at each start across every lane, named at the top.
-	for _, ph := range d.In.Phases {
-		if ph.Phase == history.PhaseFaults {
-			continue
-		}
+	nameY := g.marksY() + tlMarks - 3
+	for i, ph := range phases {
 		title := fmt.Sprintf("%s from %s to %s", ph.Phase, Seconds(ph.Start), Seconds(ph.End))
 		s.mark("phase", secs(ph.Start), tlAxis, height, title, "")
-		s.text("phasename", secs(ph.Start), tlAxis+tlFaults+tlMarks-3, string(ph.Phase), `dx="3"`)
+		s.text("phasename", secs(ph.Start), nameY+nameRow[i]*tlRow, string(ph.Phase), `dx="3"`)
 	}
 
 	// What the cluster did by itself: each master switch (a promotion) as a
 	// solid line across every lane, named at the top.
-	for _, o := range d.In.Observed() {
-		if o.F != history.Failover {
-			continue
-		}
+	for i, o := range failovers {
 		s.mark("failover", secs(o.At), tlAxis, height, Seconds(o.At)+": "+o.Text(), "")
-		s.text("failovername", secs(o.At), tlAxis+tlFaults+tlMarks-3, "failover "+o.What, `dx="3"`)
+		s.text("failovername", secs(o.At), nameY+nameRow[len(phases)+i]*tlRow, "failover "+o.What, `dx="3"`)
 	}
 
 	// Client faults on their lane: a pause (SIGSTOP) as a hatched band, a
@@ -263,7 +344,7 @@ func drawTimeline(d *runData, anchor func(i int) string) timeline {
 	// Anomalies: a red mark each in the anomaly row; a double hold's
 	// overlap in red on both lanes; a resource anomaly's mark on the lane
 	// of the lease it names first.
-	marksY := tlAxis + tlFaults
+	marksY := g.marksY()
 	for n, a := range d.Results.Anomalies {
 		link := anchor(n)
 		s.mark("anomaly", secs(a.At), marksY+1, marksY+tlMarks-1, a.Kind+": "+a.Text, link)
@@ -289,7 +370,7 @@ func drawTimeline(d *runData, anchor func(i int) string) timeline {
 
 	var l strings.Builder
 	fmt.Fprintf(&l, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" class="lanes">`, tlLabelW, height)
-	fmt.Fprintf(&l, `<text x="4" y="%d">faults</text><text x="4" y="%d">anomalies</text>`, tlAxis+12, tlAxis+tlFaults+11)
+	fmt.Fprintf(&l, `<text x="4" y="%d">faults</text><text x="4" y="%d">anomalies</text>`, tlAxis+12, g.marksY()+11)
 	for i, p := range d.Lanes {
 		fmt.Fprintf(&l, `<text x="4" y="%d">process %d</text>`, laneY(i)+12, p)
 	}

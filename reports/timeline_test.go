@@ -27,6 +27,7 @@ func shapes(t *testing.T, svg string) []svgShape {
 	dec := xml.NewDecoder(strings.NewReader(svg))
 	var out []svgShape
 	var open *svgShape
+	lanesY := -1 // where the lanes begin: the drawing's data-lanes
 	for {
 		tok, err := dec.Token()
 		if err != nil {
@@ -35,6 +36,13 @@ func shapes(t *testing.T, svg string) []svgShape {
 		}
 		switch e := tok.(type) {
 		case xml.StartElement:
+			if e.Name.Local == "svg" {
+				for _, at := range e.Attr {
+					if at.Name.Local == "data-lanes" {
+						lanesY, _ = strconv.Atoi(at.Value)
+					}
+				}
+			}
 			if e.Name.Local != "rect" && e.Name.Local != "line" {
 				continue
 			}
@@ -52,8 +60,9 @@ func shapes(t *testing.T, svg string) []svgShape {
 					s.b, _ = strconv.ParseFloat(at.Value, 64)
 				}
 			}
-			if y >= laneY(0) {
-				s.lane = (y - laneY(0)) / tlLane
+			require.Positive(t, lanesY, "the drawing says where its lanes begin")
+			if y >= lanesY {
+				s.lane = (y - lanesY) / tlLane
 			}
 			out = append(out, s)
 			open = &out[len(out)-1]
@@ -171,4 +180,121 @@ func TestTheClustersFailoverIsOnTheTimelineAndInTheReport(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	require.NoError(t, err)
 	require.Contains(t, string(md), "- isolate-primary(redis-1) from t+1.000s to t+3.000s\n- at t+2.200s the cluster promoted: master redis-1 -> redis-4\n")
+}
+
+// Names whose text would overprint at the default zoom stack on rows of
+// their own; names apart share the first row.
+func TestLabelRowsStackOnlyWhatWouldOverprint(t *testing.T) {
+	rows, n := labelRows([]tlLabel{
+		{10, "kill(redis-3)"},
+		{1.2, "restart(redis-2)"},
+		{1.0, "link-cut(link:0:redis-1)"},
+	}, 100)
+	require.Equal(t, []int{0, 1, 0}, rows, "link-cut and restart 0.2s apart at 100 px/s would overprint; kill, 9s on, does not")
+	require.Equal(t, 2, n)
+
+	rows, n = labelRows([]tlLabel{{3, "heal"}, {3, "convergence"}, {8, "settle"}, {12, "end"}}, 100)
+	require.Equal(t, []int{0, 1, 0, 0}, rows, "heal and convergence mark one instant")
+	require.Equal(t, 2, n)
+
+	rows, n = labelRows([]tlLabel{{1, "heal"}, {1.5, "convergence"}}, 1000)
+	require.Equal(t, []int{0, 0}, rows, "zoomed in, they fit side by side")
+	require.Equal(t, 1, n)
+
+	rows, n = labelRows(nil, 100)
+	require.Empty(t, rows)
+	require.Equal(t, 1, n, "an empty row still stands")
+
+	var many []tlLabel
+	for range tlMaxRows + 2 {
+		many = append(many, tlLabel{0, "pause-node(redis-1)"})
+	}
+	rows, n = labelRows(many, 100)
+	require.Equal(t, tlMaxRows, n, "the rows are bounded")
+	require.Equal(t, []int{0, 1, 2, 3, 4, 5, 0, 1}, rows)
+}
+
+// svgText is a <text> of the drawing: its class, baseline and words.
+type svgText struct {
+	class, text string
+	y           int
+}
+
+func texts(t *testing.T, svg string) []svgText {
+	t.Helper()
+	dec := xml.NewDecoder(strings.NewReader(svg))
+	var out []svgText
+	var open *svgText
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			require.ErrorContains(t, err, "EOF")
+			return out
+		}
+		switch e := tok.(type) {
+		case xml.StartElement:
+			if e.Name.Local != "text" {
+				continue
+			}
+			var st svgText
+			for _, at := range e.Attr {
+				switch at.Name.Local {
+				case "class":
+					st.class = at.Value
+				case "y":
+					st.y, _ = strconv.Atoi(at.Value)
+				}
+			}
+			out = append(out, st)
+			open = &out[len(out)-1]
+		case xml.CharData:
+			if open != nil {
+				open.text += string(e)
+			}
+		case xml.EndElement:
+			open = nil
+		}
+	}
+}
+
+// Two faults struck moments apart, and the heal and convergence marked at
+// one instant, are named on rows of their own, and the lanes make room.
+func TestTimelineNamesDoNotOverprint(t *testing.T) {
+	h := &hist{}
+	h.fault("link-cut", "link:0:redis-1", 1000, 2500).fault("restart", "redis-2", 1100, 2600)
+	for _, ph := range []struct {
+		p  history.Phase
+		at int64
+	}{{history.PhaseFaults, 0}, {history.PhaseHeal, 2600}, {history.PhaseConvergence, 2600}, {history.PhaseSettle, 4000}, {history.PhaseEnd, 6000}} {
+		for _, typ := range []history.Type{history.Invoke, history.OK} {
+			h.op(history.Op{Time: ms(ph.at), Type: typ, Process: history.NemesisProcess, F: history.PhaseF, Phase: ph.p})
+		}
+	}
+	h.acquire(0, "k", "p0.1", 100, 110).release(0, "k", "p0.1", 1500, 1510).
+		acquire(1, "k", "p1.1", 1600, 1610).release(1, "k", "p1.1", 6000, 6010)
+	dir, r := runDir(t, t.TempDir(), "s", "20260101T000000.000Z", h.sorted(), "safe")
+	d, err := loadRun(dir, r)
+	require.NoError(t, err)
+	tl := drawTimeline(d, anomalyID)
+	y := map[string]int{}
+	for _, tx := range texts(t, tl.Body) {
+		if tx.class == "faultname" || tx.class == "phasename" {
+			y[tx.text] = tx.y
+		}
+	}
+	require.Len(t, y, 6)
+	require.Equal(t, y["link-cut(link:0:redis-1)"]+tlRow, y["restart(redis-2)"], "the restart's name under the link cut's")
+	require.Equal(t, y["heal"]+tlRow, y["convergence"], "convergence under heal")
+	require.Equal(t, y["heal"], y["settle"], "settle, apart from them, on the first row")
+	require.Equal(t, y["heal"], y["end"])
+
+	g := tlGeom{faultRows: 2, nameRows: 2}
+	require.Contains(t, tl.Body, `data-lanes="`+strconv.Itoa(g.laneY(0))+`"`)
+	require.Equal(t, tlGeom{1, 1}.laneY(0)+2*tlRow, g.laneY(0), "the lanes begin two rows lower")
+	require.Less(t, y["convergence"], g.laneY(0), "the names stay above the lanes")
+	require.Less(t, y["restart(redis-2)"], g.marksY(), "the fault names above the anomaly marks")
+	ss := shapes(t, tl.Body)
+	require.Len(t, byClass(ss, "hold"), 2)
+	require.ElementsMatch(t, []int{0, 1}, []int{byClass(ss, "hold")[0].lane, byClass(ss, "hold")[1].lane})
+	require.Contains(t, tl.Labels, `y="`+strconv.Itoa(g.marksY()+11)+`">anomalies`)
 }

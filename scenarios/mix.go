@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/drivers"
@@ -92,7 +93,7 @@ func (s Scenario) checkMix(o RunOptions, kind workloads.Kind, groups int) error 
 		}
 	}
 	if n >= s.Clients {
-		return fmt.Errorf("scenario %s: the mixed locks (%s) take %d of its %d clients; %s needs at least one of its own", s.Name, mixText(s.Mix), n, s.Clients, s.Lock)
+		return fmt.Errorf("scenario %s: the mixed locks (%s) take %d of its %s; %s needs at least one of its own", s.Name, mixText(s.Mix), n, checker.Plural(s.Clients, "client"), s.Lock)
 	}
 	return nil
 }

@@ -43,3 +43,11 @@ func TestPrepareJudgesTheMix(t *testing.T) {
 		require.ErrorContains(t, err, tc.want, tc.mix.String())
 	}
 }
+
+// One client is one client, not "1 clients".
+func TestAMixOfTheOnlyClientSaysOneClient(t *testing.T) {
+	s, err := scenarios.Get("pause-simple")
+	require.NoError(t, err)
+	_, err = s.Prepare(scenarios.RunOptions{Clients: 1, Mix: []scenarios.LockMix{{Lock: "simple-wait", Clients: 1}}})
+	require.ErrorContains(t, err, "take 1 of its 1 client; simple needs at least one of its own")
+}

@@ -10,9 +10,12 @@ import (
 // display reads the recorder and never writes to it.
 type Live struct {
 	Scenario string
-	// Started is when the workload started; Time how long it runs.
+	// Started is when the workload started; Time how long its fault
+	// phase runs; Settle how long it runs on once the cluster agrees again
+	// (at least to the end of Time).
 	Started time.Time
 	Time    time.Duration
+	Settle  time.Duration
 	Rec     *history.Recorder
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -69,9 +70,50 @@ type RunOptions struct {
 	// Pool, when set, lends the run a cluster another run of its spec
 	// used, reset, and takes it back (cluster.Pool); nil starts a fresh one.
 	Pool *cluster.Pool
+	// Invocation is how the command line asked for the run, for its
+	// re-run line (Results.Rerun); nil: a run no command line names (a
+	// sweep's point, a shrink's trial, a test's), which re-runs from the
+	// scenario.json it leaves.
+	Invocation *Invocation
 
 	// mixed are the mix's locks with their drivers (prepare).
 	mixed []mixed
+}
+
+// Invocation is what a single `deadbolt run` needs besides the seed to
+// run a run again.
+type Invocation struct {
+	// File is the scenario file the run read (`run --file`); "": the run
+	// named its scenario.
+	File string
+	// Flags are the options given, each flag followed by its value, as
+	// `deadbolt run` takes them: not --seed (each run has its own), nor
+	// where the run wrote (--store) or how a suite spread its runs.
+	Flags []string
+}
+
+// rerun is the arguments of the `deadbolt run` that runs again the run of
+// scenario name with seed, which wrote its description into dir and ran
+// on server: its scenario by name (or its file), the seed, the options
+// given, and --server when the cluster ran a server of its own that no
+// option named (a matrix's servers axis, DEADBOLT_REDIS_IMAGE; a --target
+// has no server name). A run no
+// command line names re-runs from its scenario.json.
+func (o RunOptions) rerun(name, dir string, server reports.Server) []string {
+	seed := []string{"--seed", strconv.FormatUint(o.Seed, 10)}
+	inv := o.Invocation
+	if inv == nil {
+		return append([]string{"run", "--file", filepath.Join(dir, SpecFile)}, seed...)
+	}
+	args := []string{"run", name}
+	if inv.File != "" {
+		args = []string{"run", "--file", inv.File}
+	}
+	args = append(append(args, seed...), inv.Flags...)
+	if inv.File == "" && !slices.Contains(inv.Flags, "--server") && server.Flag() != "" {
+		args = append(args, "--server", server.Name)
+	}
+	return args
 }
 
 func (o RunOptions) catalogue() locks.Catalogue {
@@ -385,7 +427,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	if len(s.Mix) > 0 {
 		logf("%s: mixed in: %s (the last client slots)", s.Name, mixText(s.Mix))
 	}
-	logf("%s: %d client processes on %s (%s workload) for %s, nemesis %s, run dir %s", s.Name, s.Clients, s.Lock, kind.Name, s.Time, s.Nemesis, dir)
+	logf("%s: %s on %s (%s workload) for %s, nemesis %s, run dir %s", s.Name, checker.Plural(s.Clients, "client process"), s.Lock, kind.Name, s.Time, s.Nemesis, dir)
 
 	rng := rand.New(rand.NewPCG(o.Seed, 0x6e656d65))
 	// The fault phase starts when the nemesis lets the clients begin: once
@@ -444,7 +486,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 			close(stop)
 		}
 	}()
-	watched := o.watch(Live{Scenario: s.Name, Started: workload, Time: s.Time, Rec: rec})
+	watched := o.watch(Live{Scenario: s.Name, Started: workload, Time: s.Time, Settle: s.settle(), Rec: rec})
 	werr := runner.Run(ctx, stop)
 	watched()
 	ncancel() // a workload that failed ends the fault phase too
@@ -485,7 +527,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	if aerr != nil {
 		logf("%s: %v", s.Name, aerr)
 	}
-	logf("%s: checking %d operations", s.Name, len(ops))
+	logf("%s: checking %s", s.Name, checker.Plural(len(ops), "operation"))
 	report := checker.Check(ops, checker.Options{Checkers: kind.Checkers, MinAcquires: s.minAcquires(),
 		Reentrant: reentrant})
 	if ctx.Err() != nil {
@@ -519,7 +561,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 		Ops: len(ops), DurationS: time.Since(started).Seconds(), Health: health,
 		Dir: dir, ClusterReused: origin.Reused, ClusterFallback: origin.Fallback,
 		SetupS: origin.Setup.Seconds(), WorkloadS: workloadS,
-		Server: server,
+		Server: server, Rerun: o.rerun(s.Name, dir, server),
 	}
 	res.SetCheck(report, s.Expect.Matches(string(report.Verdict)))
 	if err := reports.WriteRun(dir, res, report); err != nil {

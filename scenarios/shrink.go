@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
 )
@@ -151,7 +152,7 @@ func Shrink(ctx context.Context, s Scenario, steps []nemesis.Step, budget int, t
 		}
 		return broke && err == nil, ctx.Err()
 	}
-	ok, err := attempt(best, fmt.Sprintf("the %d faults as they struck", len(steps)))
+	ok, err := attempt(best, fmt.Sprintf("the %s as struck", checker.Plural(len(steps), "fault")))
 	if err != nil {
 		return Shrunk{best, runs}, err
 	}

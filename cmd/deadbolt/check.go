@@ -98,12 +98,12 @@ func cmdCheck(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "%s (%s): %s in %s (read and checked). %s\n", path, from, res.Verdict, time.Since(started).Round(time.Millisecond), res.Reason)
 	if c, ok := res.Check("lease-lock"); ok {
 		if ll, ok := c.Details.(*checker.LeaseLockResult); ok {
-			fmt.Fprintf(stdout, "lease-lock model: %d steps in all, at most %d in one search (budget %d)\n", ll.Steps, ll.MostSteps, steps)
+			fmt.Fprintf(stdout, "lease-lock model: %s in all, at most %d in one search (budget %d)\n", checker.Plural(ll.Steps, "step"), ll.MostSteps, steps)
 		}
 	}
 	for i, a := range res.Anomalies {
 		if i == 10 {
-			fmt.Fprintf(stdout, "  ... and %d more anomalies\n", len(res.Anomalies)-i)
+			fmt.Fprintf(stdout, "  ... and %s\n", checker.Plural(len(res.Anomalies)-i, "more anomaly"))
 			break
 		}
 		fmt.Fprintf(stdout, "  %s: %s\n", a.Kind, a.Text)

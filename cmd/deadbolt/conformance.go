@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/client/conformance"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
@@ -83,9 +84,9 @@ func cmdConformance(ctx context.Context, args []string, stdout io.Writer) error 
 		}
 	}
 	if failed > 0 {
-		fmt.Fprintf(stdout, "\ndriver %s with lock %s: %d of %d rules failed (docs/driver-protocol.md says what each expects)\n", d.cmd, *lock, failed, len(*rec.Steps))
+		fmt.Fprintf(stdout, "\ndriver %s with lock %s: %d of %s failed (docs/driver-protocol.md says what each expects)\n", d.cmd, *lock, failed, checker.Plural(len(*rec.Steps), "rule"))
 		return exitError{exitContradicts}
 	}
-	fmt.Fprintf(stdout, "\ndriver %s with lock %s: every one of %d rules holds\n", d.cmd, *lock, len(*rec.Steps))
+	fmt.Fprintf(stdout, "\ndriver %s with lock %s: every one of %s holds\n", d.cmd, *lock, checker.Plural(len(*rec.Steps), "rule"))
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
@@ -125,11 +126,15 @@ func runGrid(ctx context.Context, g grid, f runFlags, sr seededRuns, shard shard
 		return err
 	}
 	defer closePool()
-	fmt.Fprintf(stderr, "%s: %d rows x %d columns, %d cells to run over %d seeds (%d from %d): %d runs, %d at a time\n",
-		g.kind, len(g.rows), len(g.cols), len(all)/sr.seeds, sr.seeds, sr.seeds, base, len(all), sr.parallel)
+	fmt.Fprintf(stderr, "%s: %s x %s, %s to run over %s (%d from %d): %s, %d at a time\n",
+		g.kind, checker.Plural(len(g.rows), "row"), checker.Plural(len(g.cols), "column"), checker.Plural(len(all)/sr.seeds, "cell"),
+		checker.Plural(sr.seeds, "seed"), sr.seeds, base, checker.Plural(len(all), "run"), sr.parallel)
 	if shard.set() {
-		fmt.Fprintf(stderr, "shard %d/%d: %d of the %s's %d runs\n", shard.i, shard.n, len(runs), g.kind, len(all))
+		fmt.Fprintf(stderr, "shard %d/%d: %d of the %s's %s\n", shard.i, shard.n, len(runs), g.kind, checker.Plural(len(all), "run"))
 	}
+	// Each run re-runs alone as its cell's scenario (TEMPLATE@LOCK) with
+	// the options every cell shared; a servers axis adds the cell's.
+	o.Invocation = f.invocation("")
 	st := newStatus(stderr)
 	st.attach(&o)
 	m.Started = time.Now()

@@ -108,6 +108,7 @@ func (s *status) logf(format string, args ...any) {
 // watch follows a run's workload until the returned func is called.
 func (s *status) watch(l scenarios.Live) func() {
 	p := reports.NewProgress(l.Scenario, l.Started, l.Time)
+	p.Settle, p.Origin = l.Settle, l.Rec.At(l.Started)
 	s.mu.Lock()
 	s.runs = append(s.runs, p)
 	s.feeds[p] = l.Rec.OpsFrom

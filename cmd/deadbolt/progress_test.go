@@ -74,3 +74,18 @@ func TestNotATerminalGetsPlainLinesNowAndThen(t *testing.T) {
 	s.logf("plain %d", 1)
 	require.Equal(t, "plain 1\n", w.String(), "no escape codes outside a terminal")
 }
+
+// The line places the run's phase marks on the workload's clock (the
+// recorder's started before it) and knows the settle's length.
+func TestTheLineFollowsThePhasesOnTheWorkloadsClock(t *testing.T) {
+	var w bytes.Buffer
+	s := newStatusTo(&w, false, nil)
+	start := time.Now().Add(-10 * time.Second) // the workload began 10s before the recorder
+	l := live(start)
+	l.Time, l.Settle = 2*time.Second, 4*time.Second
+	l.Rec.Mark(history.PhaseFaults)
+	l.Rec.Mark(history.PhaseSettle)
+	s.watch(l)
+	s.tick(start.Add(13*time.Second + 500*time.Millisecond))
+	require.Equal(t, "progress: failover-simple 10s + settle 3s/4s, 2 ops, 2 acquires, faults: isolate-primary(redis-1)\n", w.String())
+}

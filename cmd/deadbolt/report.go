@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/reports"
 )
 
@@ -78,7 +79,7 @@ func mergeStores(out string, stores []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d runs of %d stores merged into %s\n  %s\n  %s\n", merged.Runs, len(stores), out,
+	fmt.Fprintf(stdout, "%s of %s merged into %s\n  %s\n  %s\n", checker.Plural(merged.Runs, "run"), checker.Plural(len(stores), "store"), out,
 		filepath.Join(out, reports.IndexFile), filepath.Join(out, reports.JUnitFile))
 	for _, m := range merged.Matrices {
 		md, html, data := m.Files()

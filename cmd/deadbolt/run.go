@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/locks"
@@ -173,6 +174,55 @@ func (f *runFlags) options(stderr io.Writer) scenarios.RunOptions {
 	}
 }
 
+// invocation is how the command line asked for a run, for its re-run
+// line: the scenario file (file, "" for a named scenario) and the options
+// given, each as `deadbolt run` takes it: what the run changed of its
+// scenario, then where it ran. Left out are --seed (each run has its own,
+// which the re-run names), --store (where the run wrote) and what spreads
+// a suite's runs (--parallel, --shard, --junit, --fresh).
+func (f *runFlags) invocation(file string) *scenarios.Invocation {
+	var fl []string
+	add := func(name, value string) {
+		if value != "" {
+			fl = append(fl, "--"+name, value)
+		}
+	}
+	num := func(n int) string {
+		if n == 0 {
+			return ""
+		}
+		return strconv.Itoa(n)
+	}
+	setting := func(n *int) string {
+		if n == nil {
+			return ""
+		}
+		return strconv.Itoa(*n) // 0 is a value: off
+	}
+	var mix []string
+	for _, m := range f.mix {
+		mix = append(mix, m.String())
+	}
+	add("lock", f.lock)
+	add("lock-mix", strings.Join(mix, ","))
+	add("workload", f.workload)
+	add("nemesis", f.nemesis)
+	add("faults", strings.Join(f.faults, ","))
+	if f.time != 0 {
+		add("time", f.time.String())
+	}
+	add("clients", num(f.clients))
+	add("min-replicas-to-write", setting(f.minReplicas))
+	add("min-replicas-max-lag", setting(f.maxLag))
+	if f.tls {
+		fl = append(fl, "--tls")
+	}
+	add("server", f.server)
+	add("target", f.target)
+	add("driver", f.driver)
+	return &scenarios.Invocation{File: file, Flags: fl}
+}
+
 // checkServerName refuses an unknown --server, or one beside --target
 // (a deployment runs its own server), before anything else is looked at.
 func (f *runFlags) checkServerName() error {
@@ -256,6 +306,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := checkStore(f.store); err != nil {
 		return err
 	}
+	o.Invocation = f.invocation(*file)
 	st := newStatus(stderr)
 	st.attach(&o)
 	res, err := sc.Run(ctx, o)
@@ -349,7 +400,7 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if shard.set() {
 		all := len(suite)
 		suite = scenarios.Shard(suite, shard.i, shard.n)
-		fmt.Fprintf(stderr, "shard %d/%d: %d of the suite's %d scenarios\n", shard.i, shard.n, len(suite), all)
+		fmt.Fprintf(stderr, "shard %d/%d: %d of the suite's %s\n", shard.i, shard.n, len(suite), checker.Plural(all, "scenario"))
 	}
 	if err := f.checkServer(ctx); err != nil {
 		return err
@@ -369,6 +420,7 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		defer pool.Close(context.WithoutCancel(ctx))
 		o.Pool = pool
 	}
+	o.Invocation = f.invocation("")
 	st := newStatus(stderr)
 	st.attach(&o)
 	started := time.Now()

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
@@ -70,7 +71,7 @@ func cmdShrink(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	s := file.Scenario
 	seed := *file.Seed
-	fmt.Fprintf(stderr, "shrink: %s (seed %d) struck %d faults; at most %d trial runs\n", s.Name, seed, len(steps), budget)
+	fmt.Fprintf(stderr, "shrink: %s (seed %d) struck %s; at most %s\n", s.Name, seed, checker.Plural(len(steps), "fault"), checker.Plural(budget, "trial run"))
 	o := scenarios.RunOptions{Seed: seed, Store: *store}
 	trial := func(ctx context.Context, c scenarios.Scenario) (bool, error) {
 		r, err := c.Run(ctx, o)
@@ -94,8 +95,8 @@ func cmdShrink(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	c := got.Scenario
 	c.Name = s.Name + "-shrunk"
-	c.Description = fmt.Sprintf("shrunk from %s seed %d (%s): %d of its %d faults, %s, %d clients, still breaks %s with seed %d",
-		s.Name, seed, dir, len(c.Fault.Steps), len(steps), c.Time, c.Clients, c.Lock, seed)
+	c.Description = fmt.Sprintf("shrunk from %s seed %d (%s): %d of its %s, %s, %s, still breaks %s with seed %d",
+		s.Name, seed, dir, len(c.Fault.Steps), checker.Plural(len(steps), "fault"), c.Time, checker.Plural(c.Clients, "client"), c.Lock, seed)
 	c.Expect, c.CI = scenarios.Unsafe, false
 	spec := c.Spec()
 	spec.Seed = seed
@@ -107,7 +108,8 @@ func cmdShrink(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := os.WriteFile(out, b, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d of %d faults, fault phase %s (was %s), %d clients (was %d), after %d trial runs in %s\nrun it: deadbolt run --file %s\n",
-		s.Name, len(c.Fault.Steps), len(steps), c.Time, s.Time, c.Clients, s.Clients, got.Runs, time.Since(started).Round(time.Second), out)
+	fmt.Fprintf(stdout, "%s: %d of %s, fault phase %s (was %s), %s (was %d), after %s in %s\nrun it: deadbolt run --file %s\n",
+		s.Name, len(c.Fault.Steps), checker.Plural(len(steps), "fault"), c.Time, s.Time, checker.Plural(c.Clients, "client"), s.Clients,
+		checker.Plural(got.Runs, "trial run"), time.Since(started).Round(time.Second), reports.ShellQuote(out))
 	return nil
 }

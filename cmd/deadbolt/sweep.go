@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
@@ -93,7 +94,8 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer closePool()
-	fmt.Fprintf(stderr, "sweep: %s, %s at %d values, %d seeds each: %d runs, %d at a time\n", base.Name, knob.Name, len(values), sr.seeds, len(runs), sr.parallel)
+	fmt.Fprintf(stderr, "sweep: %s, %s at %s, %s each: %s, %d at a time\n", base.Name, knob.Name,
+		checker.Plural(len(values), "value"), checker.Plural(sr.seeds, "seed"), checker.Plural(len(runs), "run"), sr.parallel)
 	st := newStatus(stderr)
 	st.attach(&o)
 	sw.Started = time.Now()
