@@ -24,17 +24,17 @@ func TestParseLockMix(t *testing.T) {
 func TestPrepareJudgesTheMix(t *testing.T) {
 	s, err := scenarios.Get("pause-simple")
 	require.NoError(t, err)
-	p, err := s.Prepare(scenarios.RunOptions{Mix: []scenarios.LockMix{{Lock: "simple-wait", Clients: 1}}})
+	p, err := s.Prepare(scenarios.RunOptions{Mix: []scenarios.LockMix{{Lock: "bsm", Clients: 1}}})
 	require.NoError(t, err)
 	require.Equal(t, scenarios.Unknown, p.Expect, "another fleet is another experiment")
-	require.Equal(t, []scenarios.LockMix{{Lock: "simple-wait", Clients: 1}}, p.Mix)
+	require.Equal(t, []scenarios.LockMix{{Lock: "bsm", Clients: 1}}, p.Mix)
 
 	for _, tc := range []struct {
 		mix      scenarios.LockMix
 		workload string
 		want     string
 	}{
-		{scenarios.LockMix{Lock: "simple-wait", Clients: s.Clients}, "", "needs at least one of its own"},
+		{scenarios.LockMix{Lock: "bsm", Clients: s.Clients}, "", "needs at least one of its own"},
 		{scenarios.LockMix{Lock: "no-ttl", Clients: 1}, "heartbeat", "mixed lock no-ttl: workload heartbeat calls extend on a held lease"},
 		{scenarios.LockMix{Lock: "reentrant", Clients: 1}, "", "differ in re-entry"},
 		{scenarios.LockMix{Lock: "nosuch", Clients: 1}, "", `mixed lock nosuch: unknown lock "nosuch"`},
@@ -48,6 +48,6 @@ func TestPrepareJudgesTheMix(t *testing.T) {
 func TestAMixOfTheOnlyClientSaysOneClient(t *testing.T) {
 	s, err := scenarios.Get("pause-simple")
 	require.NoError(t, err)
-	_, err = s.Prepare(scenarios.RunOptions{Clients: 1, Mix: []scenarios.LockMix{{Lock: "simple-wait", Clients: 1}}})
+	_, err = s.Prepare(scenarios.RunOptions{Clients: 1, Mix: []scenarios.LockMix{{Lock: "bsm", Clients: 1}}})
 	require.ErrorContains(t, err, "take 1 of its 1 client; simple needs at least one of its own")
 }
