@@ -10,7 +10,8 @@ import (
 // errorClass names what refused an operation, from its error: the first
 // Redis error code in it (NOREPLICAS, CLUSTERDOWN, READONLY, NOPERM,
 // LOADING: a word of four or more capitals, wherever the library put it),
-// else the message itself, cut short; "no error given" when it has none.
+// else the message itself (a socket's error without its addresses), cut
+// short; "no error given" when it has none.
 func errorClass(msg string) string {
 	for _, w := range strings.Fields(msg) {
 		if len(w) >= 4 && strings.Trim(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" {
@@ -19,6 +20,12 @@ func errorClass(msg string) string {
 	}
 	if msg == "" {
 		return "no error given"
+	}
+	// A socket's error names its two addresses, which differ on every
+	// connection ("read tcp 127.0.0.1:1->127.0.0.1:2: i/o timeout"): the
+	// class is what happened to it.
+	if i := strings.LastIndex(msg, ": "); i >= 0 && (strings.Contains(msg, "tcp ") || strings.Contains(msg, "tcp6 ")) {
+		msg = msg[i+2:]
 	}
 	if len(msg) > 48 {
 		return msg[:48] + "..."

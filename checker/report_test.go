@@ -381,10 +381,13 @@ func TestPlural(t *testing.T) {
 
 func TestErrorClassIsTheRedisCodeWhereverTheLibraryPutIt(t *testing.T) {
 	for msg, class := range map[string]string{
-		"NOREPLICAS Not enough good replicas to write.":            "NOREPLICAS",
-		"lock not acquired: CLUSTERDOWN The cluster is down":       "CLUSTERDOWN",
-		"redis.exceptions.ReadOnlyError: READONLY You can't write": "READONLY",
-		"read tcp 127.0.0.1:1->127.0.0.1:2: i/o timeout":           "read tcp 127.0.0.1:1->127.0.0.1:2: i/o timeout",
+		"NOREPLICAS Not enough good replicas to write.":                             "NOREPLICAS",
+		"lock not acquired: CLUSTERDOWN The cluster is down":                        "CLUSTERDOWN",
+		"redis.exceptions.ReadOnlyError: READONLY You can't write":                  "READONLY",
+		"read tcp 127.0.0.1:1->127.0.0.1:2: i/o timeout":                            "i/o timeout",
+		"lock not acquired: read tcp 127.0.0.1:59020->127.0.0.1:45503: i/o timeout": "i/o timeout",
+		"set tcp 127.0.0.1:35288: use of closed network connection":                 "use of closed network connection",
+		"lock not acquired: 0 of 1 replicas acknowledged":                           "lock not acquired: 0 of 1 replicas acknowledged",
 		"ERR no such key": "ERR no such key",
 		"":                "no error given",
 	} {
