@@ -6,32 +6,9 @@ package suggest
 import (
 	"fmt"
 	"unicode/utf8"
-)
 
-// Distance is the Levenshtein distance between a and b, counted in runes:
-// the fewest insertions, deletions and substitutions that turn a into b.
-func Distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	// prev[j] is the distance between the first i-1 runes of a and the
-	// first j of b; cur is row i.
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			sub := prev[j-1]
-			if ra[i-1] != rb[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
+	"github.com/agnivade/levenshtein"
+)
 
 // Closest is the known name nearest name, when it is near enough to be
 // what was meant: at most 2 edits away, or at most a third of name's
@@ -46,7 +23,7 @@ func Closest(name string, known []string) (string, bool) {
 		if k == name {
 			continue
 		}
-		if d := Distance(name, k); d < bestD {
+		if d := levenshtein.ComputeDistance(name, k); d < bestD { // in runes
 			best, bestD = k, d
 		}
 	}

@@ -6,27 +6,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestDistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		d    int
-	}{
-		{"", "", 0},
-		{"", "abc", 3},
-		{"abc", "", 3},
-		{"simple", "simple", 0},
-		{"simpel", "simple", 2}, // a transposition is two edits
-		{"simpe", "simple", 1},
-		{"kitten", "sitting", 3},
-		{"flaw", "lawn", 2},
-		{"redlok", "redlock", 1},
-		{"naïve", "naive", 1}, // runes, not bytes
-	} {
-		require.Equal(t, tc.d, Distance(tc.a, tc.b), "%q %q", tc.a, tc.b)
-		require.Equal(t, tc.d, Distance(tc.b, tc.a), "%q %q", tc.b, tc.a)
-	}
-}
-
 func TestClosest(t *testing.T) {
 	known := []string{"failover-simple", "failover-redlock", "pause-simple", "simple", "redlock", "kill", "restart"}
 	for _, tc := range []struct {
