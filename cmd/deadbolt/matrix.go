@@ -93,7 +93,7 @@ func runGrid(ctx context.Context, g grid, f runFlags, sr seededRuns, shard shard
 		return err
 	}
 	for _, s := range g.servers {
-		if err := (&runFlags{server: s}).checkServer(ctx); err != nil {
+		if err := checkServerImage(ctx, s); err != nil {
 			return err
 		}
 	}

@@ -241,16 +241,19 @@ func (f *runFlags) checkServerName() error {
 // checkServer makes sure --server's image is on the engine, with the make
 // target that builds it when it is not, before the store is made or any
 // container starts.
-func (f *runFlags) checkServer(ctx context.Context) error {
-	if f.server == "" {
+func (f *runFlags) checkServer(ctx context.Context) error { return checkServerImage(ctx, f.server) }
+
+// checkServerImage is checkServer for one server name ("" passes).
+func checkServerImage(ctx context.Context, server string) error {
+	if server == "" {
 		return nil
 	}
-	img, err := cluster.ServerImage(f.server)
+	img, err := cluster.ServerImage(server)
 	if err == nil {
 		err = cluster.CheckImage(ctx, img)
 	}
 	if err != nil {
-		return badInput("--server %s: %v", f.server, err)
+		return badInput("--server %s: %v", server, err)
 	}
 	return nil
 }
