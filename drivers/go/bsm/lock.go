@@ -8,7 +8,6 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"reflect"
-	"sync"
 	"time"
 
 	"github.com/bsm/redislock"
@@ -45,8 +44,7 @@ type lock struct {
 	o     locks.Options
 	tries int // go-redis's tries of one command: its MaxRetries + 1
 
-	mu   sync.Mutex
-	held map[*locks.Lease]*redislock.Lock
+	held locks.Held[*redislock.Lock]
 }
 
 func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
@@ -58,7 +56,7 @@ func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 	}
 	o = o.WithDefaults()
 	rdb, tries := newClient(e, o.Conn)
-	return &lock{c: redislock.New(rdb), rdb: rdb, o: o, tries: tries, held: map[*locks.Lease]*redislock.Lock{}}, nil
+	return &lock{c: redislock.New(rdb), rdb: rdb, o: o, tries: tries}, nil
 }
 
 // newClient is the go-redis v9 client of the one master group and how many
@@ -166,27 +164,12 @@ func (l *lock) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
 		return nil, locks.WithToken(fmt.Errorf("bsm: %w", err), tried)
 	}
 	lease := &locks.Lease{Key: key, Token: lk.Token(), TTL: l.o.TTL, Deadline: l.o.Deadline(start)}
-	l.mu.Lock()
-	l.held[lease] = lk
-	l.mu.Unlock()
+	l.held.Put(lease, lk)
 	return lease, nil
 }
 
-func (l *lock) object(lease *locks.Lease, forget bool) (*redislock.Lock, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	lk, ok := l.held[lease]
-	if !ok {
-		return nil, fmt.Errorf("%w: bsm: no lock of this client for %q", locks.ErrNotHeld, lease.Key)
-	}
-	if forget {
-		delete(l.held, lease)
-	}
-	return lk, nil
-}
-
 func (l *lock) Release(ctx context.Context, lease *locks.Lease) error {
-	lk, err := l.object(lease, true)
+	lk, err := l.held.Get(lease, true, "bsm")
 	if err != nil {
 		return err
 	}
@@ -213,7 +196,7 @@ func answer(err, notHeld error) error {
 // Extend is the lock's Refresh with the lease TTL (no retry strategy:
 // Refresh's default); the deadline moves as an acquire's.
 func (l *lock) Extend(ctx context.Context, lease *locks.Lease) error {
-	lk, err := l.object(lease, false)
+	lk, err := l.held.Get(lease, false, "bsm")
 	if err != nil {
 		return err
 	}

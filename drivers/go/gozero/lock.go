@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/zeromicro/go-zero/core/logx"
@@ -35,8 +34,7 @@ type lock struct {
 	key   func(string) string
 	o     locks.Options
 
-	mu   sync.Mutex
-	held map[*locks.Lease]*redis.RedisLock
+	held locks.Held[*redis.RedisLock]
 }
 
 func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
@@ -56,7 +54,7 @@ func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 	logx.Disable()
 	o = o.WithDefaults()
 	store := redis.New(addr, redis.WithPass(e.Password))
-	return &lock{store: store, o: o, held: map[*locks.Lease]*redis.RedisLock{}}, nil
+	return &lock{store: store, o: o}, nil
 }
 
 func (l *lock) seconds() int { return int((l.o.TTL + time.Second - 1) / time.Second) }
@@ -83,9 +81,7 @@ func (l *lock) Acquire(_ context.Context, key string) (*locks.Lease, error) {
 	}
 	lease.Token, lease.TTL = token, ttl
 	lease.Deadline = start.Add(lease.TTL)
-	l.mu.Lock()
-	l.held[lease] = rl
-	l.mu.Unlock()
+	l.held.Put(lease, rl)
 	return lease, nil
 }
 
@@ -121,21 +117,8 @@ func (l *lock) granted(key string, start time.Time) (token string, ttl time.Dura
 	return token, time.Duration(ms)*time.Millisecond + time.Since(start).Round(time.Millisecond) + time.Millisecond, nil
 }
 
-func (l *lock) object(lease *locks.Lease, forget bool) (*redis.RedisLock, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	rl, ok := l.held[lease]
-	if !ok {
-		return nil, fmt.Errorf("%w: gozero: no RedisLock of this client for %q", locks.ErrNotHeld, lease.Key)
-	}
-	if forget {
-		delete(l.held, lease)
-	}
-	return rl, nil
-}
-
 func (l *lock) Release(_ context.Context, lease *locks.Lease) error {
-	rl, err := l.object(lease, true)
+	rl, err := l.held.Get(lease, true, "gozero")
 	if err != nil {
 		return err
 	}
@@ -153,7 +136,7 @@ func (l *lock) Release(_ context.Context, lease *locks.Lease) error {
 
 // Reacquire is Acquire again on the RedisLock that granted the lease.
 func (l *lock) Reacquire(_ context.Context, lease *locks.Lease) error {
-	rl, err := l.object(lease, false)
+	rl, err := l.held.Get(lease, false, "gozero")
 	if err != nil {
 		return err
 	}

@@ -30,8 +30,7 @@ type lock struct {
 	o     locks.Options
 	seen  *observer
 
-	mu   sync.Mutex
-	held map[*locks.Lease]*redsync.Mutex
+	held locks.Held[*redsync.Mutex]
 }
 
 func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
@@ -71,7 +70,7 @@ func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 		pools = append(pools, p)
 		rp = append(rp, observedPool{p, seen})
 	}
-	return &lock{rs: redsync.New(rp), pools: pools, o: o, seen: seen, held: map[*locks.Lease]*redsync.Mutex{}}, nil
+	return &lock{rs: redsync.New(rp), pools: pools, o: o, seen: seen}, nil
 }
 
 func (l *lock) Close() error {
@@ -102,9 +101,7 @@ func (l *lock) Acquire(_ context.Context, key string) (*locks.Lease, error) {
 	failed := l.seen.take(value)
 	if err == nil {
 		lease := &locks.Lease{Key: key, Token: value, TTL: l.o.TTL, Deadline: l.o.Deadline(start)}
-		l.mu.Lock()
-		l.held[lease] = m
-		l.mu.Unlock()
+		l.held.Put(lease, m)
 		return lease, nil
 	}
 	switch {
@@ -116,21 +113,8 @@ func (l *lock) Acquire(_ context.Context, key string) (*locks.Lease, error) {
 	return nil, fmt.Errorf("%w: redsync: %w (%w)", locks.ErrNotAcquired, err, locks.ErrUndone)
 }
 
-func (l *lock) mutex(lease *locks.Lease, forget bool) (*redsync.Mutex, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	m, ok := l.held[lease]
-	if !ok {
-		return nil, fmt.Errorf("%w: redsync: no mutex of this client for %q", locks.ErrNotHeld, lease.Key)
-	}
-	if forget {
-		delete(l.held, lease)
-	}
-	return m, nil
-}
-
 func (l *lock) Release(_ context.Context, lease *locks.Lease) error {
-	m, err := l.mutex(lease, true)
+	m, err := l.held.Get(lease, true, "redsync")
 	if err != nil {
 		return err
 	}
@@ -139,7 +123,7 @@ func (l *lock) Release(_ context.Context, lease *locks.Lease) error {
 }
 
 func (l *lock) Extend(_ context.Context, lease *locks.Lease) error {
-	m, err := l.mutex(lease, false)
+	m, err := l.held.Get(lease, false, "redsync")
 	if err != nil {
 		return err
 	}

@@ -31,8 +31,8 @@ type lock struct {
 	clients []*goredis.Client
 	o       locks.Options
 
+	held  locks.Held[*redsync.Mutex]
 	mu    sync.Mutex
-	held  map[*locks.Lease]*redsync.Mutex
 	tries map[string]string // the value of the acquire under way, by key
 }
 
@@ -52,7 +52,7 @@ func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 	for i, c := range clients {
 		pools[i] = rsgoredis.NewPool(c)
 	}
-	return &lock{rs: redsync.New(pools...), clients: clients, o: o, held: map[*locks.Lease]*redsync.Mutex{}, tries: map[string]string{}}, nil
+	return &lock{rs: redsync.New(pools...), clients: clients, o: o, tries: map[string]string{}}, nil
 }
 
 func (l *lock) Close() error {
@@ -91,9 +91,7 @@ func (l *lock) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
 	switch {
 	case err == nil:
 		lease := &locks.Lease{Key: key, Token: value, TTL: l.o.TTL, Deadline: l.o.Deadline(start)}
-		l.mu.Lock()
-		l.held[lease] = m
-		l.mu.Unlock()
+		l.held.Put(lease, m)
 		return lease, nil
 	case !errors.Is(err, redsync.ErrFailed):
 		// The first try reached no master and some answered with an error.
@@ -110,24 +108,11 @@ func (l *lock) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
 	return nil, fmt.Errorf("%w: redsync: %w (%w)", locks.ErrNotAcquired, err, locks.ErrUndone)
 }
 
-func (l *lock) take(lease *locks.Lease) (*redsync.Mutex, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	m, ok := l.held[lease]
-	if !ok {
-		return nil, fmt.Errorf("%w: redsync: no mutex of this client for %q", locks.ErrNotHeld, lease.Key)
-	}
-	return m, nil
-}
-
 func (l *lock) Release(ctx context.Context, lease *locks.Lease) error {
-	m, err := l.take(lease)
+	m, err := l.held.Get(lease, true, "redsync")
 	if err != nil {
 		return err
 	}
-	l.mu.Lock()
-	delete(l.held, lease)
-	l.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, l.o.Timeout)
 	defer cancel()
 	ok, err := m.UnlockContext(ctx)
@@ -136,7 +121,7 @@ func (l *lock) Release(ctx context.Context, lease *locks.Lease) error {
 
 // Extend is the mutex's ExtendContext; the deadline moves as an acquire's.
 func (l *lock) Extend(ctx context.Context, lease *locks.Lease) error {
-	m, err := l.take(lease)
+	m, err := l.held.Get(lease, false, "redsync")
 	if err != nil {
 		return err
 	}
