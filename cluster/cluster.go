@@ -185,8 +185,9 @@ type Cluster struct {
 	// certs are the run's TLS certificates; nil without Spec.TLS.
 	certs *certs
 	// readers are the harness's clients of ReadKey (readkey.go).
-	readersMu sync.Mutex
-	readers   map[string]*redis.Client
+	readersMu  sync.Mutex
+	readers    map[string]*redis.Client
+	oldReaders []*redis.Client // replaced readers, closed with the rest
 }
 
 // Start sweeps leftovers of dead runs, then starts the topology. On any

@@ -26,9 +26,11 @@ func (c *Cluster) ReadKey(ctx context.Context, key string) (map[string]string, e
 		wg.Go(func() {
 			v, err := rdb.Get(ctx, key).Result()
 			if err != nil && !errors.Is(err, redis.Nil) && !isReply(err, "") && ctx.Err() == nil {
-				// A kept connection the node closed since (a restart, a
-				// CLIENT KILL) answers EOF once: read again on a new one.
-				v, err = rdb.Get(ctx, key).Result()
+				// The node closed kept connections since (a restart, a
+				// CLIENT KILL, a kept cluster's reset between runs), and
+				// each idle one of the pool answers EOF in turn: read
+				// again on a new client.
+				v, err = c.newReader(n).Get(ctx, key).Result()
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -65,6 +67,23 @@ func (c *Cluster) reader(n *Node) *redis.Client {
 	return rdb
 }
 
+// newReader replaces node n's ReadKey client, whose kept connections the
+// node may have closed, with a new one.
+func (c *Cluster) newReader(n *Node) *redis.Client {
+	c.readersMu.Lock()
+	defer c.readersMu.Unlock()
+	if old, ok := c.readers[n.Name]; ok {
+		// Another read may still be using it: closed with the rest.
+		c.oldReaders = append(c.oldReaders, old)
+	}
+	if c.readers == nil {
+		c.readers = map[string]*redis.Client{}
+	}
+	rdb := n.PatientClient()
+	c.readers[n.Name] = rdb
+	return rdb
+}
+
 // closeReaders closes ReadKey's clients.
 func (c *Cluster) closeReaders() {
 	c.readersMu.Lock()
@@ -72,7 +91,10 @@ func (c *Cluster) closeReaders() {
 	for _, rdb := range c.readers {
 		rdb.Close()
 	}
-	c.readers = nil
+	for _, rdb := range c.oldReaders {
+		rdb.Close()
+	}
+	c.readers, c.oldReaders = nil, nil
 }
 
 func isReply(err error, prefixes ...string) bool {
