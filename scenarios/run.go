@@ -154,7 +154,7 @@ func (s Scenario) prepare(o RunOptions) (Scenario, RunOptions, error) {
 
 func (s Scenario) apply(o RunOptions) (Scenario, error) {
 	if o.Time != 0 {
-		s.Time = o.Time
+		s.Time = Duration(o.Time)
 	}
 	if o.Clients != 0 {
 		s.Clients = o.Clients
@@ -260,8 +260,8 @@ func (s Scenario) apply(o RunOptions) (Scenario, error) {
 	if s.Fault.Client >= s.Clients {
 		return s, fmt.Errorf("scenario %s faults client %d of %d", s.Name, s.Fault.Client, s.Clients)
 	}
-	if need := n.Span(s.TTL) + 2*time.Second; s.Time < need {
-		return s, fmt.Errorf("scenario %s needs --time of at least %s (nemesis schedule %s plus 2s), got %s", s.Name, need, n.Span(s.TTL), s.Time)
+	if need := n.Span(s.TTL.D()) + 2*time.Second; s.Time.D() < need {
+		return s, fmt.Errorf("scenario %s needs --time of at least %s (nemesis schedule %s plus 2s), got %s", s.Name, need, n.Span(s.TTL.D()), s.Time)
 	}
 	return s, nil
 }
@@ -407,8 +407,8 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	stopWatch := cl.WatchFailovers(ctx, sentinelRecorder(rec))
 	defer stopWatch()
 	runner, err := workloads.NewRunner(kind.Name, workloads.Config{
-		Clients: s.Clients, Keys: s.Keys, TTL: s.TTL,
-		HoldMin: s.HoldMin, HoldMax: s.HoldMax, Pause: s.Pause, Seed: o.Seed,
+		Clients: s.Clients, Keys: s.Keys, TTL: s.TTL.D(),
+		HoldMin: s.HoldMin.D(), HoldMax: s.HoldMax.D(), Pause: s.Pause.D(), Seed: o.Seed,
 		Lock: s.Lock, LockOptions: s.LockOptions, Endpoints: cl.Endpoints(), SlotEndpoints: cl.EndpointsFor, Driver: driver,
 		Mix: o.workloadMix(own), LogDir: filepath.Join(dir, "clients"), Rec: rec, Reenter: s.Reenter, Inspect: cl.ReadKey,
 	})
@@ -441,7 +441,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 			runner.Begin()
 		})
 	}
-	env := nemesis.Env{Cluster: cl, Clients: runner, Rec: rec, Rng: rng, TTL: s.TTL, Halt: ctx, Begin: begin}
+	env := nemesis.Env{Cluster: cl, Clients: runner, Rec: rec, Rng: rng, TTL: s.TTL.D(), Halt: ctx, Begin: begin}
 	if s.Nemesis != "none" {
 		nemesis.CheckBefore(env, s.Nemesis) // before the workload, so it cannot race what the schedule waits for
 	}
@@ -454,7 +454,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	// through the heal and the damage that lands at convergence.
 	nctx, ncancel := context.WithCancel(ctx)
 	defer ncancel()
-	faultPhase := time.AfterFunc(s.Time, ncancel)
+	faultPhase := time.AfterFunc(s.Time.D(), ncancel)
 	defer faultPhase.Stop()
 	stop, quit := make(chan struct{}), make(chan struct{})
 	defer close(quit)
@@ -463,7 +463,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	go func() {
 		nemErr <- nem.Run(nctx, env)
 		begin() // a schedule that had nothing to stage
-		wait := time.Until(began.Add(s.Time))
+		wait := time.Until(began.Add(s.Time.D()))
 		if s.Nemesis != "none" {
 			// Healed and converged (or the check gave up): settle.
 			rec.Mark(history.PhaseSettle)
@@ -486,7 +486,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 			close(stop)
 		}
 	}()
-	watched := o.watch(Live{Scenario: s.Name, Started: workload, Time: s.Time, Settle: s.settle(), Rec: rec})
+	watched := o.watch(Live{Scenario: s.Name, Started: workload, Time: s.Time.D(), Settle: s.settle(), Rec: rec})
 	werr := runner.Run(ctx, stop)
 	watched()
 	ncancel() // a workload that failed ends the fault phase too
@@ -557,7 +557,7 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 	res = &reports.Results{
 		Scenario: s.Name, Description: s.Description, Precondition: s.Precondition, Seed: o.Seed,
 		Lock: s.Lock, Mix: mixText(s.Mix), MixedProcesses: runner.Mixed(), Reentrant: reentrant, Driver: o.Driver.String(), Topology: s.Cluster.Topology, Workload: kind.Name, Nemesis: s.Nemesis,
-		Expected: string(s.Expect), Clients: s.Clients, TimeS: s.Time.Seconds(),
+		Expected: string(s.Expect), Clients: s.Clients, TimeS: s.Time.D().Seconds(),
 		Ops: len(ops), DurationS: time.Since(started).Seconds(), Health: health,
 		Dir: dir, ClusterReused: origin.Reused, ClusterFallback: origin.Fallback,
 		SetupS: origin.Setup.Seconds(), WorkloadS: workloadS,

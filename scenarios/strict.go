@@ -14,9 +14,10 @@ import (
 // decodeStrict decodes a JSON document into v (a pointer to a struct),
 // refusing unknown fields and values of the wrong type with the field's
 // JSON path ("fault.steps[1].after: ..."): encoding/json names neither.
-// Where people write durations, a Go duration string ("1.5s") is taken
-// too: in a time.Duration field (nanoseconds as a number, as scenario.json
-// stores it) and in an integer field whose name ends in _ms.
+// Where people write durations, a Go duration string ("1.5s") is taken:
+// in a Duration field only that, in a time.Duration field (nanoseconds as
+// a number, as scenario.json stores it) and in an integer field whose name
+// ends in _ms too. A RunSpec's old *_ms fields are read (upgradeLegacy).
 func decodeStrict(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -26,6 +27,11 @@ func decodeStrict(b []byte, v any) error {
 	}
 	if dec.More() {
 		return fmt.Errorf("not one JSON document: more follows the first")
+	}
+	if _, spec := v.(*RunSpec); spec {
+		if err := upgradeLegacy(raw); err != nil {
+			return err
+		}
 	}
 	norm, err := normalize(raw, reflect.TypeOf(v).Elem(), "", "")
 	if err != nil {
@@ -40,7 +46,10 @@ func decodeStrict(b []byte, v any) error {
 	return strict.Decode(v)
 }
 
-var durationType = reflect.TypeFor[time.Duration]()
+var (
+	durationType     = reflect.TypeFor[time.Duration]()
+	specDurationType = reflect.TypeFor[Duration]()
+)
 
 // normalize checks raw against t and returns it with duration strings
 // turned into the numbers t takes. name is the JSON field's name.
@@ -118,6 +127,16 @@ func normalize(raw any, t reflect.Type, path, name string) (any, error) {
 			return nil, at("want true or false, got %s", describe(raw))
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if t == specDurationType {
+			s, ok := raw.(string)
+			if !ok {
+				return nil, at("want a Go duration such as \"1.5s\", got %s", describe(raw))
+			}
+			if _, err := time.ParseDuration(s); err != nil {
+				return nil, at("bad duration %q (a Go duration such as \"1.5s\")", s)
+			}
+			return s, nil
+		}
 		if s, ok := raw.(string); ok && (t == durationType || strings.HasSuffix(name, "_ms")) {
 			d, err := time.ParseDuration(s)
 			if err != nil {
