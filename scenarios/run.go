@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -334,248 +333,40 @@ func (s Scenario) ClusterSpec(o RunOptions) (cluster.Spec, error) {
 	return s.clusterSpec(kind), nil
 }
 
-// Run executes the scenario: start the cluster, drive the client processes
-// while the nemesis injects its faults, heal, check the history and write
-// the run's directory. The cluster and every client are removed on every
-// path.
+// Run executes the scenario in its stages (stages.go): start the cluster,
+// record (the run's directory, its history, the clients), the phases
+// (faults, heal, convergence, settle, while the clients run), heal and
+// check the cluster's health, judge the history, and report. The cluster
+// and every client are removed on every path.
 func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, err error) {
-	logf := o.Log
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
-	s, o, err = s.prepare(o)
+	r, err := s.newRun(o)
 	if err != nil {
 		return nil, err
 	}
-	kind, _ := workloads.Get(s.WorkloadName())
-	own, err := DefaultDriver()
+	if err := r.startCluster(ctx); err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, r.release(ctx, err == nil)) }()
+	closeRecord, err := r.record(ctx)
+	defer closeRecord()
 	if err != nil {
 		return nil, err
 	}
-	driver := o.Driver
-	if driver.Path == "" {
-		driver = own
-	}
-	started := time.Now()
-	spec := s.clusterSpec(kind)
-	var cl *cluster.Cluster
-	var origin cluster.Origin
-	if o.Target != nil {
-		logf("%s: running against the %s deployment of --target (seed %d): no container starts", s.Name, s.Cluster.Topology, o.Seed)
-		cl, err = attachTarget(ctx, *o.Target, spec.LinkFaults, s.Keys)
-		o.Pool = nil
-	} else {
-		logf("%s: starting %s topology (seed %d)", s.Name, s.Cluster.Topology, o.Seed)
-		cl, origin, err = o.Pool.Get(ctx, spec)
-	}
-	if origin.Fallback != "" {
-		logf("%s: a kept cluster could not be reset, started a fresh one: %s", s.Name, origin.Fallback)
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ErrInterrupted
-		}
-		return nil, err
-	}
-	// The cluster is kept for a later run only when this one ended healthy
-	// and whole.
-	health := ""
-	defer func() {
-		keep := err == nil && health == "ok" && ctx.Err() == nil
-		if cerr := o.Pool.Put(context.WithoutCancel(ctx), cl, keep); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("remove cluster %s: %w", cl.Run, cerr))
-		}
-	}()
-	// The run directory comes once there is something to record in it.
-	dir, err := newRunDir(o.Store, s.Name)
+	nerr, err := r.phases(ctx)
 	if err != nil {
 		return nil, err
 	}
-	server := serverOf(ctx, cl, spec, o.Target != nil, logf, s.Name)
-	reentrant := o.catalogue().Reentrant(s.Lock)
-	rs := s.spec(o.Seed, driver, kind, reentrant)
-	rs.Target = redacted(o.Target)
-	if err := writeSpec(dir, rs); err != nil {
-		return nil, err
-	}
-	hf, err := os.Create(filepath.Join(dir, HistoryFile))
-	if err != nil {
-		return nil, err
-	}
-	defer hf.Close()
-	rec := history.NewRecorder(hf)
-	stopWatch := cl.WatchFailovers(ctx, sentinelRecorder(rec))
-	defer stopWatch()
-	runner, err := workloads.NewRunner(kind.Name, workloads.Config{
-		Clients: s.Clients, Keys: s.Keys, TTL: s.TTL.D(),
-		HoldMin: s.HoldMin.D(), HoldMax: s.HoldMax.D(), Pause: s.Pause.D(), Seed: o.Seed,
-		Lock: s.Lock, LockOptions: s.LockOptions, Endpoints: cl.Endpoints(), SlotEndpoints: cl.EndpointsFor, Driver: driver,
-		Mix: o.workloadMix(own), LogDir: filepath.Join(dir, "clients"), Rec: rec, Reenter: s.Reenter, Inspect: cl.ReadKey,
-	})
-	if err != nil {
-		return nil, err
-	}
-	nem, _ := nemesis.New(s.Nemesis, s.Fault)
-	// Every client's driver is tried on the healthy cluster before the
-	// run: one that cannot take a lock here stops it, with its own words.
-	if err := runner.Probe(ctx); err != nil {
-		if ctx.Err() != nil {
-			return nil, ErrInterrupted
-		}
-		return nil, err
-	}
-	if len(s.Mix) > 0 {
-		logf("%s: mixed in: %s (the last client slots)", s.Name, mixText(s.Mix))
-	}
-	logf("%s: %s on %s (%s workload) for %s, nemesis %s, run dir %s", s.Name, checker.Plural(s.Clients, "client process"), s.Lock, kind.Name, s.Time, s.Nemesis, dir)
-
-	rng := rand.New(rand.NewPCG(o.Seed, 0x6e656d65))
-	// The fault phase starts when the nemesis lets the clients begin: once
-	// the faults that must be in effect from the first acquire struck.
-	var began time.Time
-	var beginOnce sync.Once
-	begin := func() {
-		beginOnce.Do(func() {
-			began = time.Now()
-			rec.Mark(history.PhaseFaults)
-			runner.Begin()
-		})
-	}
-	env := nemesis.Env{Cluster: cl, Clients: runner, Rec: rec, Rng: rng, TTL: s.TTL.D(), Halt: ctx, Begin: begin}
-	if s.Nemesis != "none" {
-		nemesis.CheckBefore(env, s.Nemesis) // before the workload, so it cannot race what the schedule waits for
-	}
-	runner.HoldStart() // until begin
-	nemesis.Stage(nem, env)
-	// The phases: faults for s.Time (a step that has not struck by then
-	// never will), the heal of whatever is still broken, convergence, then
-	// the workload runs on to settle. The nemesis returns once the cluster
-	// agrees again (or its health check gave up), so the workload runs
-	// through the heal and the damage that lands at convergence.
-	nctx, ncancel := context.WithCancel(ctx)
-	defer ncancel()
-	faultPhase := time.AfterFunc(s.Time.D(), ncancel)
-	defer faultPhase.Stop()
-	stop, quit := make(chan struct{}), make(chan struct{})
-	defer close(quit)
-	nemErr := make(chan error, 1)
-	workload := time.Now()
-	go func() {
-		nemErr <- nem.Run(nctx, env)
-		begin() // a schedule that had nothing to stage
-		wait := time.Until(began.Add(s.Time.D()))
-		if s.Nemesis != "none" {
-			// Healed and converged (or the check gave up): settle.
-			rec.Mark(history.PhaseSettle)
-			wait = max(wait, s.settle())
-		}
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-quit:
-			return
-		}
-		if more := runOnFor(rec, s.minAcquires(), s.runOn(), quit); more >= 100*time.Millisecond {
-			logf("%s: too few grants to judge by the end of the settle: ran on %.1fs for more (bound %s)", s.Name, more.Seconds(), s.runOn())
-		}
-		select {
-		case <-quit:
-		default:
-			rec.Mark(history.PhaseEnd)
-			close(stop)
-		}
-	}()
-	watched := o.watch(Live{Scenario: s.Name, Started: workload, Time: s.Time.D(), Settle: s.settle(), Rec: rec})
-	werr := runner.Run(ctx, stop)
-	watched()
-	ncancel() // a workload that failed ends the fault phase too
-	nerr := <-nemErr
-	if ctx.Err() != nil {
-		return nil, ErrInterrupted
-	}
-	if werr != nil {
-		return nil, werr
-	}
-	if nerr != nil {
-		logf("%s: nemesis: %v", s.Name, nerr)
-	}
-	// Every run ends healed and checked, so a broken cluster is never
-	// mistaken for a result.
-	logf("%s: workload done; healing every fault and checking the cluster's health", s.Name)
-	healCtx, cancel := context.WithTimeout(ctx, s.Cluster.HealthTimeout()+30*time.Second)
+	healCtx, cancel := context.WithTimeout(ctx, r.s.Cluster.HealthTimeout()+30*time.Second)
 	defer cancel()
-	workloadS := time.Since(workload).Seconds()
-	health = "ok"
-	if err := errors.Join(cl.HealAll(healCtx), cl.WaitHealthy(healCtx, s.Cluster.HealthTimeout())); err != nil {
-		health = err.Error()
-	}
-	if ctx.Err() != nil {
-		// Interrupted while healing: the health check did not fail, it was
-		// cut short, and the run gives no verdict.
-		return nil, ErrInterrupted
-	}
-	if err := cl.SaveLogs(context.WithoutCancel(ctx), dir); err != nil {
-		logf("%s: saving node logs: %v", s.Name, err)
-	}
-	stopWatch()
-	if err := rec.Err(); err != nil {
+	ops, refused, err := r.heal(ctx, healCtx)
+	if err != nil {
 		return nil, err
 	}
-	ops := rec.Ops()
-	refused, aerr := aclRefusals(healCtx, cl, ops)
-	if aerr != nil {
-		logf("%s: %v", s.Name, aerr)
-	}
-	logf("%s: checking %s", s.Name, checker.Plural(len(ops), "operation"))
-	report := checker.Check(ops, checker.Options{Checkers: kind.Checkers, MinAcquires: s.minAcquires(),
-		Reentrant: reentrant})
+	report := r.judge(ops, nerr, refused)
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
 	}
-	switch {
-	case nerr != nil:
-		report.Void(fmt.Sprintf("the nemesis failed (%v), so the run did not test what it set out to: its verdict is unknown.", nerr))
-	case s.Nemesis != "none" && len(report.FaultWindows) == 0:
-		report.Void(fmt.Sprintf("the nemesis %s never injected its fault, so the run did not test what it set out to: its verdict is unknown.", s.Nemesis))
-	}
-	if s.Queue && !stoodInLine(report) && report.Stats.AcquiresOK > 0 {
-		report.Void("no acquire stood in the lock's line, so the run did not test the queue's order as it set out to: its verdict is unknown.")
-	}
-	if s.Fence && !metFence(report) && report.Stats.AcquiresOK > 0 {
-		report.Void("no holder touched the resource after a newer lease had been granted, so no token was ever checked against a newer one and the run did not test the fence as it set out to: its verdict is unknown.")
-	}
-	if s.Reenter && report.Stats.Reentries == 0 && report.Stats.AcquiresOK > 0 {
-		report.Void("no client re-entered a key it held, so the run did not test re-entry as it set out to: its verdict is unknown.")
-	}
-	if refused != "" {
-		report.Void(fmt.Sprintf("deadbolt's ACL refused the lock's own commands (%s), so the run tested the harness's rules, not the lock: its verdict is unknown.", refused))
-	}
-	if health != "ok" {
-		report.Void(fmt.Sprintf("the cluster was not healthy after the run (%s), so the run did not end as it set out to: its verdict is unknown.", health))
-	}
-	res = &reports.Results{
-		Scenario: s.Name, Description: s.Description, Precondition: s.Precondition, Seed: o.Seed,
-		Lock: s.Lock, Mix: mixText(s.Mix), MixedProcesses: runner.Mixed(), Reentrant: reentrant, Driver: o.Driver.String(), Topology: s.Cluster.Topology, Workload: kind.Name, Nemesis: s.Nemesis,
-		Expected: string(s.Expect), Clients: s.Clients, TimeS: s.Time.D().Seconds(),
-		Ops: len(ops), DurationS: time.Since(started).Seconds(), Health: health,
-		Dir: dir, ClusterReused: origin.Reused, ClusterFallback: origin.Fallback,
-		SetupS: origin.Setup.Seconds(), WorkloadS: workloadS,
-		Server: server, Rerun: o.rerun(s.Name, dir, server),
-	}
-	res.SetCheck(report, s.Expect.Matches(string(report.Verdict)))
-	if err := reports.WriteRun(dir, res, report); err != nil {
-		return res, err
-	}
-	if err := errors.Join(linkLatest(o.Store, dir), writeIndex(o.Store)); err != nil {
-		return res, err
-	}
-	if ctx.Err() != nil {
-		// Interrupted while the reports were written: they may be whole,
-		// but the run was not let finish, so it gives no verdict.
-		return nil, ErrInterrupted
-	}
-	return res, nil
+	return r.report(ctx, report, len(ops))
 }
 
 // sentinelRecorder records what the Sentinels announce: each master switch
