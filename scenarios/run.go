@@ -27,32 +27,13 @@ import (
 // idle run proves nothing.
 const MinAcquires = 10
 
-// RunOptions override a scenario's defaults for one run.
+// RunOptions are one run's: its seed, the changes it makes to the
+// scenario (Overrides), and where and how it runs.
 type RunOptions struct {
-	Seed    uint64
-	Time    time.Duration // 0: the scenario's
-	Clients int           // 0: the scenario's
-	Lock    string        // "": the scenario's
-	// Mix, when not nil, replaces the scenario's mixed locks (mix.go).
-	Mix      []LockMix
-	Workload string // "": the scenario's
-	// Expect replaces the scenario's expectation ("": the scenario's), for
-	// a lock whose verdict there the caller states (dbtest).
-	Expect Expectation
-	// Nemesis replaces the scenario's schedule with its own defaults;
-	// Faults are what the random schedule draws from.
-	Nemesis string
-	Faults  []string
-	Store   string // root of the run store
-	// MinReplicasToWrite and MinReplicasMaxLag, when set, replace the
-	// scenario's replication settings (cluster.Replication).
-	MinReplicasToWrite, MinReplicasMaxLag *int
-	// TLS runs the scenario's topology with TLS (cluster.Spec.TLS) even
-	// when the scenario does not ask for it.
-	TLS bool
-	// Server names the server the cluster runs (cluster.Servers, --server);
-	// "": the scenario's image, or cluster.Image().
-	Server string
+	Seed uint64
+	// Overrides change the scenario for this run, in order (override.go).
+	Overrides []Override
+	Store     string // root of the run store
 	// Driver starts each client process; empty: this binary's `client`.
 	Driver client.Command
 	// Locks is what the driver's hello declared (client.Probe); nil: the
@@ -136,91 +117,89 @@ func (s Scenario) Prepare(o RunOptions) (Scenario, error) {
 
 // prepare is Prepare, and the options with the scenario's driver.
 func (s Scenario) prepare(o RunOptions) (Scenario, RunOptions, error) {
-	o, err := s.withDriver(o)
+	over, err := s.overridden(o)
 	if err != nil {
 		return s, o, err
 	}
-	mix := s.Mix
-	if o.Mix != nil {
-		mix = o.Mix
+	if o, err = over.withDriver(o); err != nil {
+		return s, o, err
 	}
-	if o.mixed, err = o.mixDrivers(mix); err != nil {
+	if o.mixed, err = o.mixDrivers(over.Mix); err != nil {
 		return s, o, err
 	}
 	s, err = s.apply(o)
 	return s, o, err
 }
 
+// apply makes the scenario the run o asks for, and refuses it if it cannot
+// run: its overrides, then the cluster, the locks and the nemesis each
+// fitted to the rest.
 func (s Scenario) apply(o RunOptions) (Scenario, error) {
-	if o.Time != 0 {
-		s.Time = Duration(o.Time)
-	}
-	if o.Clients != 0 {
-		s.Clients = o.Clients
-	}
-	if o.Lock != "" && o.Lock != s.Lock {
-		// The expectation belongs to the failure and the lock together.
-		s.Lock, s.Expect = o.Lock, Expected(s.Name, o.Lock)
-	}
-	if o.Workload != "" {
-		s.Workload = o.Workload
-	} else if s.WorkloadName() == "counter" && o.catalogue().Fencing(s.Lock) {
-		s.Workload = "fenced" // a driver's lock that declares fencing, as Cell does for deadbolt's own
-	}
-	if o.Mix != nil && !slices.Equal(o.Mix, s.Mix) {
-		// Another fleet is another experiment: nobody has judged it.
-		s.Mix, s.Expect = o.Mix, Unknown
-	}
-	switch o.Expect {
-	case "":
-	case Safe, Unsafe:
-		s.Expect = o.Expect
-	default:
-		return s, fmt.Errorf("unknown expectation %q (known: %s, %s)", o.Expect, Safe, Unsafe)
-	}
-	switch {
-	case o.Nemesis != "":
-		s.Nemesis, s.Fault = o.Nemesis, nemesis.Params{Faults: o.Faults}
-	case len(o.Faults) > 0:
-		return s, fmt.Errorf("--faults chooses what --nemesis random draws from; give --nemesis random too")
-	}
-	if o.MinReplicasToWrite != nil {
-		s.Cluster.MinReplicasToWrite = *o.MinReplicasToWrite
-	}
-	if o.MinReplicasMaxLag != nil {
-		s.Cluster.MinReplicasMaxLag = *o.MinReplicasMaxLag
-	}
-	s.Cluster.TLS = s.Cluster.TLS || o.TLS
-	if o.Server != "" {
-		img, err := cluster.ServerImage(o.Server)
-		if err != nil {
-			return s, err
-		}
-		s.Cluster.Image = img
-	}
-	need, err := nemesis.NeedsOf(s.Nemesis, s.Fault)
+	s, err := s.withOverrides(o)
 	if err != nil {
 		return s, err
 	}
-	if !need.Allows(s.Cluster.Topology) {
-		return s, fmt.Errorf("nemesis %s needs %s; scenario %s runs %s", s.Nemesis, need.TopologyWords(), s.Name, s.Cluster.Topology)
-	}
-	s.Cluster.ClockFaults = s.Cluster.ClockFaults || need.ClockFaults
-	s.Cluster.LinkFaults = s.Cluster.LinkFaults || need.LinkFaults
-	if err := s.Cluster.Validate(); err != nil {
-		return s, fmt.Errorf("scenario %s: %w", s.Name, err)
-	}
-	if s.Clients < 1 {
-		return s, fmt.Errorf("--clients must be at least 1, got %d", s.Clients)
+	need, err := s.fitCluster()
+	if err != nil {
+		return s, err
 	}
 	kind, err := workloads.Get(s.WorkloadName())
 	if err != nil {
 		return s, err
 	}
+	if s, err = s.fitLocks(o, need, kind); err != nil {
+		return s, err
+	}
+	return s, s.fitNemesis(kind)
+}
+
+// withOverrides is the scenario with o's overrides. A lock that declares
+// fencing (a driver's, as Cell does for deadbolt's own) runs the fenced
+// counter in place of the counter, unless the run names its workload:
+// that is decided on the scenario's own workload, before the overrides.
+func (s Scenario) withOverrides(o RunOptions) (Scenario, error) {
+	over, err := s.overridden(o)
+	if err != nil {
+		return s, err
+	}
+	if s.WorkloadName() == "counter" && o.catalogue().Fencing(over.Lock) {
+		s.Workload = "fenced"
+		return s.overridden(o)
+	}
+	return over, nil
+}
+
+// fitCluster gives the cluster what the nemesis needs of it (clock and
+// link faults) and checks the topology and the cluster's settings.
+func (s *Scenario) fitCluster() (nemesis.Needs, error) {
+	need, err := nemesis.NeedsOf(s.Nemesis, s.Fault)
+	if err != nil {
+		return need, err
+	}
+	if !need.Allows(s.Cluster.Topology) {
+		return need, fmt.Errorf("nemesis %s needs %s; scenario %s runs %s", s.Nemesis, need.TopologyWords(), s.Name, s.Cluster.Topology)
+	}
+	s.Cluster.ClockFaults = s.Cluster.ClockFaults || need.ClockFaults
+	s.Cluster.LinkFaults = s.Cluster.LinkFaults || need.LinkFaults
+	if err := s.Cluster.Validate(); err != nil {
+		return need, fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	if s.Clients < 1 {
+		return need, fmt.Errorf("--clients must be at least 1, got %d", s.Clients)
+	}
+	return need, nil
+}
+
+// fitLocks checks the scenario's lock and the mixed ones against the
+// cluster (or --target's deployment) and the workload, and settles what
+// the lock's place decides: a Redis Cluster's key to watch, the lock's
+// way of following a Sentinel failover.
+func (s Scenario) fitLocks(o RunOptions, need nemesis.Needs, kind workloads.Kind) (Scenario, error) {
 	groups := 1
 	if s.Cluster.Topology == cluster.Independent {
 		groups = s.Cluster.Defaults().Masters
 	}
+	var err error
 	if o.Target != nil {
 		if s, err = s.fitTarget(*o.Target, need, kind); err != nil {
 			return s, err
@@ -240,29 +219,33 @@ func (s Scenario) apply(o RunOptions) (Scenario, error) {
 		}
 		s.LockOptions.Sentinel = mode
 	}
-	if err := s.checkMix(o, kind, groups); err != nil {
-		return s, err
-	}
+	return s, s.checkMix(o, kind, groups)
+}
+
+// fitNemesis checks that the workload makes what the nemesis aims at (the
+// keys, the resource reads, the client slots) and that the fault phase
+// is long enough for its schedule.
+func (s Scenario) fitNemesis(kind workloads.Kind) error {
 	if kind.NeedsKeys && len(s.Keys) == 0 {
-		return s, fmt.Errorf("scenario %s runs workload %s without lock keys", s.Name, kind.Name)
+		return fmt.Errorf("scenario %s runs workload %s without lock keys", s.Name, kind.Name)
 	}
 	n, err := nemesis.New(s.Nemesis, s.Fault)
 	if err != nil {
-		return s, err
+		return err
 	}
 	if s.Fault.Key != "" && kind.NeedsKeys && !slices.Contains(s.Keys, s.Fault.Key) {
-		return s, fmt.Errorf("scenario %s faults the holder of %q, which no client locks (keys: %v)", s.Name, s.Fault.Key, s.Keys)
+		return fmt.Errorf("scenario %s faults the holder of %q, which no client locks (keys: %v)", s.Name, s.Fault.Key, s.Keys)
 	}
 	if s.Fault.On == history.Read && !kind.Resource {
-		return s, fmt.Errorf("scenario %s waits for a resource read, and workload %s reads none", s.Name, kind.Name)
+		return fmt.Errorf("scenario %s waits for a resource read, and workload %s reads none", s.Name, kind.Name)
 	}
 	if s.Fault.Client >= s.Clients {
-		return s, fmt.Errorf("scenario %s faults client %d of %d", s.Name, s.Fault.Client, s.Clients)
+		return fmt.Errorf("scenario %s faults client %d of %d", s.Name, s.Fault.Client, s.Clients)
 	}
 	if need := n.Span(s.TTL.D()) + 2*time.Second; s.Time.D() < need {
-		return s, fmt.Errorf("scenario %s needs --time of at least %s (nemesis schedule %s plus 2s), got %s", s.Name, need, n.Span(s.TTL.D()), s.Time)
+		return fmt.Errorf("scenario %s needs --time of at least %s (nemesis schedule %s plus 2s), got %s", s.Name, need, n.Span(s.TTL.D()), s.Time)
 	}
-	return s, nil
+	return nil
 }
 
 // fitsLock checks that lock, as catalogue c declares it, can run in the

@@ -168,10 +168,36 @@ func (f *runFlags) options(stderr io.Writer) scenarios.RunOptions {
 		seed = rand.Uint64() % 1_000_000
 	}
 	return scenarios.RunOptions{
-		Seed: seed, Time: f.time, Clients: f.clients, Lock: f.lock, Mix: f.mix, Workload: f.workload, Store: f.store,
-		Nemesis: f.nemesis, Faults: f.faults, MinReplicasToWrite: f.minReplicas, MinReplicasMaxLag: f.maxLag, TLS: f.tls, Server: f.server,
+		Seed: seed, Overrides: f.overrides(), Store: f.store,
 		Log: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
 	}
+}
+
+// overrides are the changes the options given make to the scenario, in
+// the order they apply: the lock before what unsets its expectation (a
+// mix).
+func (f *runFlags) overrides() []scenarios.Override {
+	var out []scenarios.Override
+	add := func(given bool, o scenarios.Override) {
+		if given {
+			out = append(out, o)
+		}
+	}
+	add(f.time != 0, scenarios.SetTime(f.time))
+	add(f.clients != 0, scenarios.SetClients(f.clients))
+	add(f.lock != "", scenarios.SetLock(f.lock))
+	add(f.mix != nil, scenarios.SetMix(f.mix))
+	add(f.workload != "", scenarios.SetWorkload(f.workload))
+	add(f.nemesis != "" || len(f.faults) > 0, scenarios.SetNemesis(f.nemesis, f.faults))
+	if f.minReplicas != nil {
+		out = append(out, scenarios.SetMinReplicasToWrite(*f.minReplicas))
+	}
+	if f.maxLag != nil {
+		out = append(out, scenarios.SetMinReplicasMaxLag(*f.maxLag))
+	}
+	add(f.tls, scenarios.WithTLS())
+	add(f.server != "", scenarios.SetServer(f.server))
+	return out
 }
 
 // invocation is how the command line asked for a run, for its re-run
