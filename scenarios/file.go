@@ -91,9 +91,20 @@ var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._@-]*$`)
 // checkSpec judges each field alone; what fields say together is
 // Prepare's to judge. ownLocks: the lock is one of deadbolt's own.
 func checkSpec(r RunSpec, ownLocks bool) error {
-	bad := func(path, format string, args ...any) error {
-		return fmt.Errorf("%s: "+format, append([]any{path}, args...)...)
+	if err := checkLocks(r, ownLocks); err != nil {
+		return err
 	}
+	return checkShape(r)
+}
+
+// bad is a spec's field refused, with its path.
+func bad(path, format string, args ...any) error {
+	return fmt.Errorf("%s: "+format, append([]any{path}, args...)...)
+}
+
+// checkLocks judges the name, the expectation and what runs the clients:
+// the driver, the lock and the locks mixed in.
+func checkLocks(r RunSpec, ownLocks bool) error {
 	if !nameRE.MatchString(r.Name) {
 		return bad("scenario", "want a name of lower-case letters, digits and . _ @ - (it names the run's directory), got %q", r.Name)
 	}
@@ -138,6 +149,12 @@ func checkSpec(r RunSpec, ownLocks bool) error {
 			}
 		}
 	}
+	return nil
+}
+
+// checkShape judges the workload, the nemesis and the cluster, and the
+// run's numbers.
+func checkShape(r RunSpec) error {
 	kind, err := workloads.Get(r.Workload)
 	if err != nil {
 		return bad("workload", "%v", err)
