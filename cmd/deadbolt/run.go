@@ -200,6 +200,51 @@ func (f *runFlags) overrides() []scenarios.Override {
 	return out
 }
 
+// preparedSuite prepares each named scenario with o; the CI suite
+// against a deployment leaves out what it cannot take, and says so.
+func preparedSuite(names []string, ci bool, o scenarios.RunOptions, stderr io.Writer) ([]scenarios.Scenario, error) {
+	var suite []scenarios.Scenario
+	for _, n := range names {
+		sc, err := prepared(n, o)
+		if err != nil && ci && o.Target != nil {
+			fmt.Fprintf(stderr, "%s: left out: %v\n", n, err)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		suite = append(suite, sc)
+	}
+	if len(suite) == 0 {
+		return nil, badInput("no scenario of the CI suite can run against --target")
+	}
+	return suite, nil
+}
+
+// summarizeSuite prints the suite's table: a run with no verdict makes
+// the exit unknown, unless a verdict contradicted its expectation.
+func summarizeSuite(stdout, stderr io.Writer, suite []scenarios.Scenario, results []*reports.Results, errs []error) error {
+	var all []*reports.Results
+	var failures []error
+	for i, sc := range suite {
+		if errs[i] != nil {
+			failures = append(failures, fmt.Errorf("%s: %w", sc.Name, errs[i]))
+			fmt.Fprintf(stderr, "%s: no verdict: %v\n", sc.Name, errs[i])
+			continue
+		}
+		all = append(all, results[i])
+	}
+	err := summarize(stdout, all)
+	if len(failures) > 0 {
+		var ee exitError
+		if errors.As(err, &ee) && ee.code == exitContradicts {
+			return err
+		}
+		return exitError{exitUnknown}
+	}
+	return err
+}
+
 // invocation is how the command line asked for a run, for its re-run
 // line: the scenario file (file, "" for a named scenario) and the options
 // given, each as `deadbolt run` takes it: what the run changed of its
@@ -410,21 +455,9 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		parallel = 1
 	}
-	var suite []scenarios.Scenario
-	for _, n := range names {
-		sc, err := prepared(n, o)
-		if err != nil && ci && o.Target != nil {
-			// The CI suite against a deployment: what it can take.
-			fmt.Fprintf(stderr, "%s: left out: %v\n", n, err)
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		suite = append(suite, sc)
-	}
-	if len(suite) == 0 {
-		return badInput("no scenario of the CI suite can run against --target")
+	suite, err := preparedSuite(names, ci, o, stderr)
+	if err != nil {
+		return err
 	}
 	if shard.set() {
 		all := len(suite)
@@ -461,25 +494,7 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := writeJUnit(*junit, suite, results, errs, started); err != nil {
 		return err
 	}
-	var all []*reports.Results
-	var failures []error
-	for i, sc := range suite {
-		if errs[i] != nil {
-			failures = append(failures, fmt.Errorf("%s: %w", sc.Name, errs[i]))
-			fmt.Fprintf(stderr, "%s: no verdict: %v\n", sc.Name, errs[i])
-			continue
-		}
-		all = append(all, results[i])
-	}
-	err = summarize(stdout, all)
-	if len(failures) > 0 {
-		var ee exitError
-		if errors.As(err, &ee) && ee.code == exitContradicts {
-			return err
-		}
-		return exitError{exitUnknown}
-	}
-	return err
+	return summarizeSuite(stdout, stderr, suite, results, errs)
 }
 
 // maxParallel bounds concurrent scenarios: each one is a cluster of
