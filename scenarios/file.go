@@ -273,7 +273,8 @@ func MarshalFile(r RunSpec, drop ...string) ([]byte, error) {
 	}
 	humanize(raw, reflect.TypeFor[RunSpec](), "")
 	out := []byte("{")
-	for _, key := range jsonOrder(reflect.TypeFor[RunSpec]()) {
+	for _, f := range jsonFieldList(reflect.TypeFor[RunSpec]()) {
+		key := f.name
 		v, ok := raw[key]
 		if !ok {
 			continue
@@ -323,24 +324,4 @@ func humanize(raw any, t reflect.Type, name string) any {
 		}
 	}
 	return raw
-}
-
-// jsonOrder is the JSON names of t's fields in their order, embedded
-// structs' fields inlined where they are embedded.
-func jsonOrder(t reflect.Type) []string {
-	var out []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		switch {
-		case tag == "-" || !f.IsExported():
-		case f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct:
-			out = append(out, jsonOrder(f.Type)...)
-		case tag != "":
-			out = append(out, tag)
-		default:
-			out = append(out, f.Name)
-		}
-	}
-	return out
 }

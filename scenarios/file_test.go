@@ -26,16 +26,9 @@ const handWritten = `{
 
 // handWrittenBefore is handWritten as files said it before durations were
 // one type: *_ms fields, whole milliseconds or duration strings.
-const handWrittenBefore = `{
-  "scenario": "my-pause",
-  "lock": "simple",
-  "workload": "counter",
-  "nemesis": "plan",
-  "cluster": {"Topology": "independent", "Masters": 1},
-  "fault": {"steps": [{"fault": "pause-client", "target": "holder", "key": "k0", "on": "read", "ttls": 2}]},
-  "clients": 3, "keys": ["k0"],
-  "ttl_ms": "1s", "hold_min_ms": 50, "hold_max_ms": "200ms", "pause_ms": 20, "time_ms": "8s"
-}`
+var handWrittenBefore = strings.Replace(handWritten,
+	`"ttl": "1s", "hold_min": "50ms", "hold_max": "200ms", "pause": "20ms", "time": "8s"`,
+	`"ttl_ms": "1s", "hold_min_ms": 50, "hold_max_ms": "200ms", "pause_ms": 20, "time_ms": "8s"`, 1)
 
 func TestAFileOfTheOldMillisecondFieldsReadsAsBefore(t *testing.T) {
 	now, err := scenarios.ParseFile([]byte(handWritten))

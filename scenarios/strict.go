@@ -187,24 +187,38 @@ func atPath(path, format string, args ...any) error {
 	return fmt.Errorf("%s: "+format, append([]any{path}, args...)...)
 }
 
-// jsonFields maps the JSON names of t's fields to them, embedded structs'
-// fields inlined, as encoding/json sees them.
-func jsonFields(t reflect.Type) map[string]reflect.StructField {
-	out := map[string]reflect.StructField{}
+// jsonField is a struct field with the name encoding/json gives it.
+type jsonField struct {
+	name string
+	reflect.StructField
+}
+
+// jsonFieldList is t's fields in their order as encoding/json sees them:
+// named by their tags, embedded structs' fields inlined where they are
+// embedded.
+func jsonFieldList(t reflect.Type) []jsonField {
+	var out []jsonField
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		switch {
 		case tag == "-" || !f.IsExported():
 		case f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct:
-			for n, ff := range jsonFields(f.Type) {
-				out[n] = ff
-			}
+			out = append(out, jsonFieldList(f.Type)...)
 		case tag != "":
-			out[tag] = f
+			out = append(out, jsonField{tag, f})
 		default:
-			out[f.Name] = f
+			out = append(out, jsonField{f.Name, f})
 		}
+	}
+	return out
+}
+
+// jsonFields maps the JSON names of t's fields to them.
+func jsonFields(t reflect.Type) map[string]reflect.StructField {
+	out := map[string]reflect.StructField{}
+	for _, f := range jsonFieldList(t) {
+		out[f.name] = f.StructField
 	}
 	return out
 }
