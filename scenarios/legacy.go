@@ -14,12 +14,24 @@ var legacyDurations = map[string]string{
 	"time_ms": "time", "settle_ms": "settle", "run_on_ms": "run_on",
 }
 
-// upgradeLegacy renames a decoded spec's old *_ms fields, in place, to
-// their names now, their numbers of milliseconds made duration strings.
+// upgradeLegacy turns a decoded spec of the old format into the new, in
+// place: the *_ms fields renamed, their numbers of milliseconds made
+// duration strings, and the fault steps' boolean modes made their Aim and
+// Until (upgradeStep).
 func upgradeLegacy(raw any) error {
 	obj, ok := raw.(map[string]any)
 	if !ok {
 		return nil // not an object: the decoder says what is wrong
+	}
+	if fault, ok := obj["fault"].(map[string]any); ok {
+		steps, _ := fault["steps"].([]any)
+		for i, st := range steps {
+			if step, ok := st.(map[string]any); ok {
+				if err := upgradeStep(step); err != nil {
+					return fmt.Errorf("fault.steps[%d].%w", i, err)
+				}
+			}
+		}
 	}
 	for old, name := range legacyDurations {
 		v, ok := obj[old]
@@ -50,4 +62,57 @@ func upgradeLegacy(raw any) error {
 		obj[name] = v
 	}
 	return nil
+}
+
+// upgradeStep makes a step's old booleans its modes: under (with asked)
+// the grant it aims at, handoff or failover what ends its fault.
+func upgradeStep(step map[string]any) error {
+	flag := func(name string) (bool, error) {
+		v, ok := step[name]
+		if !ok {
+			return false, nil
+		}
+		b, ok := v.(bool)
+		if !ok {
+			return false, fmt.Errorf("%s: want true or false, got %v", name, v)
+		}
+		delete(step, name)
+		return b, nil
+	}
+	var on [4]bool
+	for i, name := range []string{"under", "asked", "handoff", "failover"} {
+		var err error
+		if on[i], err = flag(name); err != nil {
+			return err
+		}
+	}
+	under, asked, handoff, failover := on[0], on[1], on[2], on[3]
+	set := func(key, value string) error {
+		if _, both := step[key]; both {
+			return fmt.Errorf("%s: given with the old fields it replaces", key)
+		}
+		step[key] = value
+		return nil
+	}
+	switch {
+	case asked && !under:
+		return fmt.Errorf("asked: takes an acquire under the fault, and needs under")
+	case handoff && failover:
+		return fmt.Errorf("handoff: a fault ends at a handoff or at a failover, not both")
+	}
+	var err error
+	switch {
+	case asked:
+		err = set("aim", "asked")
+	case under:
+		err = set("aim", "grant")
+	}
+	switch {
+	case err != nil:
+	case handoff:
+		err = set("until", "handoff")
+	case failover:
+		err = set("until", "failover")
+	}
+	return err
 }
