@@ -123,7 +123,7 @@ func Run(t *testing.T, lock string, expect Expect, opts ...Option) {
 		t.Run(name, func(t *testing.T) {
 			for _, seed := range cfg.seeds {
 				t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-					res, err := runOne(t, name, scenarios.RunOptions{Seed: seed, Lock: lock, Expect: expect[name],
+					res, err := runOne(t, name, scenarios.RunOptions{Seed: seed, Overrides: []scenarios.Override{scenarios.SetLock(lock), scenarios.SetExpect(expect[name])},
 						Store: cfg.store, Driver: plan.driver, Locks: plan.locks, Log: t.Logf})
 					if err != nil {
 						t.Fatalf("lock %s on %s (seed %d): %v", lock, name, seed, err)
@@ -162,7 +162,7 @@ func prepare(lock string, expect Expect, cfg config) (plan, error) {
 	for name, want := range expect {
 		s, err := scenarios.Get(name)
 		if err == nil {
-			_, err = s.Prepare(scenarios.RunOptions{Lock: lock, Expect: want})
+			_, err = s.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.SetLock(lock), scenarios.SetExpect(want)}})
 		}
 		if err != nil {
 			return plan{}, fmt.Errorf("dbtest: %w", err)

@@ -70,7 +70,7 @@ func TestAContradictedExpectationFailsWithTheReport(t *testing.T) {
 	p, err := prepare("example-setnx", Expect{"crash-simple": Unsafe}, config{seeds: []uint64{1}})
 	require.NoError(t, err)
 	clustertest.RequireDocker(t)
-	res, err := runOne(t, "crash-simple", scenarios.RunOptions{Seed: 1, Lock: "example-setnx", Expect: Unsafe,
+	res, err := runOne(t, "crash-simple", scenarios.RunOptions{Seed: 1, Overrides: []scenarios.Override{scenarios.SetLock("example-setnx"), scenarios.SetExpect(Unsafe)},
 		Store: t.TempDir(), Driver: p.driver, Locks: p.locks, Log: t.Logf})
 	require.NoError(t, err)
 	require.Equal(t, "valid", res.Verdict, res.Reason)

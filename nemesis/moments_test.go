@@ -107,7 +107,7 @@ func kinds(as []checker.Anomaly) []string {
 func TestAStepAimedAtAGrantUnderItsFaultGetsIt(t *testing.T) {
 	spec := cluster.Spec{Topology: cluster.Independent, Masters: 1, LinkFaults: true}
 	p := nemesis.Params{Steps: []nemesis.Step{
-		{Fault: "link-delay", Target: "link:1:redis-1", By: 100 * time.Millisecond, WaitKey: "k", WaitSlot: 1, Under: true},
+		{Fault: "link-delay", Target: "link:1:redis-1", By: 100 * time.Millisecond, WaitKey: "k", WaitSlot: 1, Aim: nemesis.AimGrant},
 	}}
 	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", p, 3*time.Second, nil)
 	require.Len(t, ws, 1)
@@ -146,7 +146,7 @@ func TestAStepAimedAtAGrantUnderItsFaultGetsIt(t *testing.T) {
 func TestAStepAimedAtAnAcquireUnderItsFaultTakesARefusal(t *testing.T) {
 	spec := cluster.Spec{Topology: cluster.Independent, Masters: 1, LinkFaults: true}
 	p := nemesis.Params{Steps: []nemesis.Step{
-		{Fault: "link-cut", Target: "link:1:redis-1", WaitKey: "k", WaitSlot: 1, Under: true, Asked: true},
+		{Fault: "link-cut", Target: "link:1:redis-1", WaitKey: "k", WaitSlot: 1, Aim: nemesis.AimAsked},
 	}}
 	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", p, 4*time.Second, nil)
 	require.Len(t, ws, 1)
@@ -166,7 +166,7 @@ func TestAStepAimedAtAnAcquireUnderItsFaultTakesARefusal(t *testing.T) {
 func TestAGrantUnderAFaultThatHealedFirstIsMissed(t *testing.T) {
 	spec := cluster.Spec{Topology: cluster.Independent, Masters: 1}
 	p := nemesis.Params{Steps: []nemesis.Step{
-		{Fault: "pause-node", Target: "node:redis-1", For: 100 * time.Millisecond, WaitKey: "never", WaitSlot: 0, Under: true},
+		{Fault: "pause-node", Target: "node:redis-1", For: 100 * time.Millisecond, WaitKey: "never", WaitSlot: 0, Aim: nemesis.AimGrant},
 	}}
 	ops, _ := faultRun(t, spec, "mutex", "simple", "plan", p, 3*time.Second, nil)
 	missed := missedSteps(ops)
@@ -247,7 +247,7 @@ func TestAHandoffPauseEndsUnderTheNextHoldersGrant(t *testing.T) {
 // primary the failover comes, and the isolation heals after it.
 func TestAFailoverThatNeverComesIsMissed(t *testing.T) {
 	spec := cluster.Spec{Topology: cluster.Sentinel}
-	p := nemesis.Params{Steps: []nemesis.Step{{Fault: "isolate-replica", Target: "replica", For: time.Second, Failover: true}}}
+	p := nemesis.Params{Steps: []nemesis.Step{{Fault: "isolate-replica", Target: "replica", For: time.Second, Until: nemesis.UntilFailover}}}
 	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", p, 4*time.Second, nil)
 	require.Len(t, ws, 1)
 	missed := missedSteps(ops)
@@ -257,7 +257,7 @@ func TestAFailoverThatNeverComesIsMissed(t *testing.T) {
 	r := checker.Check(ops, checker.Options{MinAcquires: 1})
 	require.Equal(t, checker.Unknown, r.Verdict, r.Reason)
 
-	p = nemesis.Params{Steps: []nemesis.Step{{Fault: "isolate-primary", Target: "primary", For: 100 * time.Millisecond, Failover: true}}}
+	p = nemesis.Params{Steps: []nemesis.Step{{Fault: "isolate-primary", Target: "primary", For: 100 * time.Millisecond, Until: nemesis.UntilFailover}}}
 	ops, ws = faultRun(t, spec, "mutex", "simple", "plan", p, 20*time.Second, nil)
 	require.Len(t, ws, 1)
 	for _, op := range ops {
@@ -272,7 +272,7 @@ func TestAFailoverThatNeverComesIsMissed(t *testing.T) {
 // the step is missed.
 func TestAGrantUnderAFailoverMustBeTheOldMasters(t *testing.T) {
 	spec := cluster.Spec{Topology: cluster.Sentinel}
-	p := nemesis.Params{Steps: []nemesis.Step{{Fault: "isolate-primary", Target: "primary", For: 100 * time.Millisecond, Failover: true, WaitKey: "k", WaitSlot: nemesis.AnySlot, Under: true}}}
+	p := nemesis.Params{Steps: []nemesis.Step{{Fault: "isolate-primary", Target: "primary", For: 100 * time.Millisecond, Until: nemesis.UntilFailover, WaitKey: "k", WaitSlot: nemesis.AnySlot, Aim: nemesis.AimGrant}}}
 	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", p, 20*time.Second, nil)
 	require.Len(t, ws, 1)
 	require.Empty(t, missedSteps(ops), "the cut-off master granted k")
@@ -280,7 +280,7 @@ func TestAGrantUnderAFailoverMustBeTheOldMasters(t *testing.T) {
 	first := okAt(ops, func(op history.Op) bool { return op.F == history.Acquire })
 	require.Greater(t, first, struck, "the first grant came under the isolation")
 
-	p = nemesis.Params{Steps: []nemesis.Step{{Fault: "kill", Target: "primary", For: 8 * time.Second, Failover: true, WaitKey: "k", WaitSlot: nemesis.AnySlot, Under: true}}}
+	p = nemesis.Params{Steps: []nemesis.Step{{Fault: "kill", Target: "primary", For: 8 * time.Second, Until: nemesis.UntilFailover, WaitKey: "k", WaitSlot: nemesis.AnySlot, Aim: nemesis.AimGrant}}}
 	ops, _ = faultRun(t, spec, "mutex", "simple", "plan", p, 20*time.Second, nil)
 	missed := missedSteps(ops)
 	require.Len(t, missed, 1)

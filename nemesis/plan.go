@@ -38,20 +38,16 @@ type Step struct {
 	// event the fault is aimed at.
 	WaitKey  string `json:"wait_key,omitempty"`
 	WaitSlot int    `json:"wait_slot,omitempty"`
-	// Under aims the step at a grant made while its fault is in effect
-	// (a late reply, a lease taken on a partial majority): the step strikes
+	// Aim aims the step at a grant made while its fault is in effect (a
+	// late reply, a lease taken on a partial majority): the step strikes
 	// first, then admits only WaitSlot to WaitKey, and the key opens to
 	// everyone at that grant. A grant that has not come when the fault
-	// heals or the fault phase ends makes the step missed. With Failover,
-	// the grant must be the master's that the failover replaces (a lock
-	// the promoted replica will lack), or the step is missed too; an
-	// Asked acquire that failed cannot be told apart, and is not checked.
-	Under bool `json:"under,omitempty"`
-	// Asked, with Under, takes that client's acquire in any outcome (a
-	// refusal, an error): a lock that must refuse under the fault is
-	// tested only if its client asked for a free key while it was in
-	// effect.
-	Asked bool `json:"asked,omitempty"`
+	// heals or the fault phase ends makes the step missed. With
+	// UntilFailover, the grant must be the master's that the failover
+	// replaces (a lock the promoted replica will lack), or the step is
+	// missed too; an AimAsked acquire that failed cannot be told apart, and
+	// is not checked.
+	Aim Aim `json:"aim,omitempty"`
 	// After is how long after the previous step struck (and the wait) this
 	// one strikes.
 	After time.Duration `json:"after,omitempty"`
@@ -64,24 +60,59 @@ type Step struct {
 	TTLs int `json:"ttls,omitempty"`
 	// By is the fault's size: a clock jump, a link delay.
 	By time.Duration `json:"by,omitempty"`
-	// Handoff ends a pause of Key's holder at a moment, not after its
+	// Until ends the fault at a moment past its length (For and TTLs):
+	// UntilHandoff, UntilFailover.
+	Until Until `json:"until,omitempty"`
+	// Strikes bounds how many requests a fault inside an operation
+	// (pause-in-release, ...) strikes before it gives up (0:
+	// DefaultStrikes); see strikes.go.
+	Strikes int `json:"strikes,omitempty"`
+}
+
+// Aim is the grant a step is aimed at, made while its fault is in effect.
+type Aim string
+
+const (
+	// AimNone: the step strikes at its moment and aims at no grant.
+	AimNone Aim = ""
+	// AimGrant: WaitSlot's ok acquire of WaitKey under the fault.
+	AimGrant Aim = "grant"
+	// AimAsked: WaitSlot's acquire of WaitKey under the fault, in any
+	// outcome (a refusal, an error): a lock that must refuse under the
+	// fault is tested only if its client asked for a free key while it was
+	// in effect.
+	AimAsked Aim = "asked"
+)
+
+// Until is what ends a step's fault past its length.
+type Until string
+
+const (
+	// UntilLength: the fault ends after For and TTLs.
+	UntilLength Until = ""
+	// UntilHandoff ends a pause of Key's holder at a moment, not after its
 	// length alone: once For and TTLs have passed, at the next grant of
 	// Key (to another client: the sleeper cannot ask). That client is held
 	// at its grant until the woken client's request in flight has
 	// completed, so a late command of the sleeper's (the DEL of a release
 	// that checked its owner before it slept) lands while the next holder
 	// holds the key, whatever the machine's scheduling.
-	Handoff bool `json:"handoff,omitempty"`
-	// Failover holds a fault on the master (isolation, kill, freeze) past
-	// its length until Sentinel has named another master: the failover the
-	// step stages. Sentinels that split their votes try again only after
-	// twice the failover timeout, past a fixed length; a failover that has
-	// not come when the fault phase ends is recorded as missed.
-	Failover bool `json:"failover,omitempty"`
-	// Strikes bounds how many requests a fault inside an operation
-	// (pause-in-release, ...) strikes before it gives up (0:
-	// DefaultStrikes); see strikes.go.
-	Strikes int `json:"strikes,omitempty"`
+	UntilHandoff Until = "handoff"
+	// UntilFailover holds a fault on the master (isolation, kill, freeze)
+	// past its length until Sentinel has named another master: the
+	// failover the step stages. Sentinels that split their votes try again
+	// only after twice the failover timeout, past a fixed length; a
+	// failover that has not come when the fault phase ends is recorded as
+	// missed.
+	UntilFailover Until = "failover"
+)
+
+// UntilHandoffIf is UntilHandoff when handoff is asked for.
+func UntilHandoffIf(handoff bool) Until {
+	if handoff {
+		return UntilHandoff
+	}
+	return UntilLength
 }
 
 // Validate rejects a step no plan can run (a scenario file's, say),
@@ -118,16 +149,19 @@ func (s Step) validate() error {
 	if s.Point != "" && kind != "client" && kind != "holder" {
 		return fmt.Errorf("fault %s: a point inside the lock needs a client target, not %q", s.Fault, target)
 	}
-	if s.Handoff && (s.Key == "" || (kind != "client" && kind != "holder") || (s.For == 0 && s.TTLs == 0)) {
+	switch {
+	case s.Aim != AimNone && s.Aim != AimGrant && s.Aim != AimAsked:
+		return fmt.Errorf("fault %s: unknown aim %q (known: %s, %s)", s.Fault, s.Aim, AimGrant, AimAsked)
+	case s.Until != UntilLength && s.Until != UntilHandoff && s.Until != UntilFailover:
+		return fmt.Errorf("fault %s: unknown until %q (known: %s, %s)", s.Fault, s.Until, UntilHandoff, UntilFailover)
+	}
+	if s.Until == UntilHandoff && (s.Key == "" || (kind != "client" && kind != "holder") || (s.For == 0 && s.TTLs == 0)) {
 		return fmt.Errorf("fault %s: a handoff needs a client target, a key and a length (for or ttls)", s.Fault)
 	}
-	if s.Under && (s.WaitKey == "" || kind == "client" || kind == "holder") {
+	if s.Aim != AimNone && (s.WaitKey == "" || kind == "client" || kind == "holder") {
 		return fmt.Errorf("fault %s: a grant under the fault needs a wait key and a node or link target", s.Fault)
 	}
-	if s.Asked && !s.Under {
-		return fmt.Errorf("fault %s: asked takes an acquire under the fault, and needs under", s.Fault)
-	}
-	if s.Failover && (kind == "client" || kind == "holder" || kind == "link" || (s.For == 0 && s.TTLs == 0)) {
+	if s.Until == UntilFailover && (kind == "client" || kind == "holder" || kind == "link" || (s.For == 0 && s.TTLs == 0)) {
 		return fmt.Errorf("fault %s: waiting for a failover needs a node target and a length (for or ttls)", s.Fault)
 	}
 	return nil
@@ -186,11 +220,11 @@ func (s Step) hold(ttl time.Duration) time.Duration {
 func (n *Plan) opening() int {
 	k := 0
 	for _, s := range n.Steps {
-		if s.After != 0 || (s.WaitKey != "" && !s.Under) || s.onClient() {
+		if s.After != 0 || (s.WaitKey != "" && s.Aim == AimNone) || s.onClient() {
 			break
 		}
 		k++
-		if s.Under {
+		if s.Aim != AimNone {
 			break
 		}
 	}
@@ -209,7 +243,7 @@ func (s Step) onClient() bool {
 
 // reserves reports a step that waits for one client slot's grant, or for
 // a grant under its fault: its key stays closed until the step's turn.
-func (s Step) reserves() bool { return s.WaitKey != "" && (s.WaitSlot != AnySlot || s.Under) }
+func (s Step) reserves() bool { return s.WaitKey != "" && (s.WaitSlot != AnySlot || s.Aim != AimNone) }
 
 // describe names step i for the history and for people: its fault, its
 // target and its moment.
@@ -223,9 +257,9 @@ func (s Step) describe(i int) string {
 		d += " (key " + s.Key + ")"
 	}
 	switch {
-	case s.Under && s.Asked:
+	case s.Aim == AimAsked:
 		d += fmt.Sprintf(", then client %d's acquire of %s under it", s.WaitSlot, s.WaitKey)
-	case s.Under:
+	case s.Aim != AimNone:
 		d += ", then " + s.moment() + " under it"
 	case s.WaitKey != "":
 		d += " at " + s.moment()
@@ -233,10 +267,10 @@ func (s Step) describe(i int) string {
 	if s.Point != "" {
 		d += " at point " + s.Point
 	}
-	if s.Handoff {
+	if s.Until == UntilHandoff {
 		d += ", ending at the next grant of " + s.Key
 	}
-	if s.Failover {
+	if s.Until == UntilFailover {
 		d += ", held until Sentinel fails the master over"
 	}
 	return d
@@ -341,7 +375,7 @@ func (n *Plan) step(ctx context.Context, env Env, i int, s Step, last bool, wg *
 	if s.WaitKey != "" && env.Clients == nil {
 		return fmt.Errorf("%s waits for a grant, and the run has no clients", s.describe(i))
 	}
-	if s.WaitKey != "" && !s.Under {
+	if s.WaitKey != "" && s.Aim == AimNone {
 		if s.reserves() {
 			env.Clients.Admit(s.WaitKey, s.WaitSlot)
 			defer env.Clients.Open(s.WaitKey)
@@ -403,7 +437,7 @@ func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, ai
 	}
 	w := &window{rec: env.Rec, fault: s.Fault, node: t.Name, target: t.Selector()}
 	under := ctx // ends when the fault heals, for a grant under it
-	if s.Under {
+	if s.Aim != AimNone {
 		var cancel context.CancelFunc
 		under, cancel = context.WithCancel(ctx)
 		defer cancel()
@@ -421,7 +455,7 @@ func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, ai
 	case t.held != nil:
 		w.key, w.lease = s.Key, t.held.Lease
 	}
-	if _, err = n.inflict(ctx, env, i, s, last, e, t, w, wg, errs); err != nil || !s.Under {
+	if _, err = n.inflict(ctx, env, i, s, last, e, t, w, wg, errs); err != nil || s.Aim == AimNone {
 		return err
 	}
 	n.grantUnder(under, env, i, s, w.master)
@@ -439,17 +473,17 @@ func (n *Plan) grantUnder(under context.Context, env Env, i int, s Step, old *cl
 	env.begin()
 	env.Clients.Admit(s.WaitKey, s.WaitSlot)
 	defer env.Clients.Open(s.WaitKey)
-	c, err := env.Clients.Catch(under, workloads.Moment{Key: s.WaitKey, Slot: s.WaitSlot, Asked: s.Asked})
+	c, err := env.Clients.Catch(under, workloads.Moment{Key: s.WaitKey, Slot: s.WaitSlot, Asked: s.Aim == AimAsked})
 	if err != nil {
 		what := s.moment()
-		if s.Asked {
+		if s.Aim == AimAsked {
 			what = fmt.Sprintf("client %d's acquire of %s", s.WaitSlot, s.WaitKey)
 		}
 		recordMissed(env, i, s, what+" never came while the fault was in effect")
 		return
 	}
 	defer c.Let()
-	if s.Failover && !s.Asked {
+	if s.Until == UntilFailover && s.Aim != AimAsked {
 		if err := holdsKey(halt(env), old, s.WaitKey); err != nil {
 			recordMissed(env, i, s, fmt.Sprintf("%s was not made by the master the failover replaces: %v", s.moment(), err))
 		}
@@ -495,7 +529,7 @@ func (n *Plan) inflict(ctx context.Context, env Env, i int, s Step, last bool, e
 	n.lastStruck = n.lastStruck || last
 	n.mu.Unlock()
 	var master *cluster.Node // before the strike, for a step that waits for its failover
-	if s.Failover {
+	if s.Until == UntilFailover {
 		master, _ = lookup(ctx, env.Cluster.Master)
 		w.master = master
 	}
@@ -518,7 +552,7 @@ func (n *Plan) inflict(ctx context.Context, env Env, i int, s Step, last bool, e
 	// slowly the Sentinels answer a question about it afterwards.
 	var switched <-chan history.Op
 	unwatch := func() {}
-	if s.Failover && ierr == nil && !instant && master != nil && env.Rec != nil {
+	if s.Until == UntilFailover && ierr == nil && !instant && master != nil && env.Rec != nil {
 		switched, unwatch = env.Rec.Watch(func(op history.Op) bool {
 			return op.F == history.Failover && strings.HasPrefix(op.Node, master.Name+" -> ")
 		})
@@ -539,11 +573,11 @@ func (n *Plan) inflict(ctx context.Context, env Env, i int, s Step, last bool, e
 				<-ctx.Done() // held until the fault phase ends
 			}
 		}
-		if s.Failover && ierr == nil && !instant {
+		if s.Until == UntilFailover && ierr == nil && !instant {
 			n.awaitFailover(ctx, env, i, s, master, struck, switched)
 		}
 		var next *workloads.Caught
-		if s.Handoff && ierr == nil && !instant {
+		if s.Until == UntilHandoff && ierr == nil && !instant {
 			next = n.handoff(ctx, env, i, s, w)
 		}
 		if n.healBegins(ctx) {

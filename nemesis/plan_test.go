@@ -78,8 +78,10 @@ func TestPlanStepsAreCheckedBeforeAnyContainer(t *testing.T) {
 		{nemesis.Step{Fault: "pause-client", Target: "holder:x", Key: "k"}, `bad target "holder:x"`},
 		{nemesis.Step{Fault: "pause-client", Target: "holder:-1", Key: "k"}, `bad target "holder:-1"`},
 		{nemesis.Step{Fault: "kill", For: -time.Second}, "negative"},
-		{nemesis.Step{Fault: "link-delay", Target: "link:0:redis-1", Under: true}, "a grant under the fault needs a wait key"},
-		{nemesis.Step{Fault: "pause-client", Target: "client:0", WaitKey: "k", Under: true}, "a node or link target"},
+		{nemesis.Step{Fault: "link-delay", Target: "link:0:redis-1", Aim: nemesis.AimGrant}, "a grant under the fault needs a wait key"},
+		{nemesis.Step{Fault: "pause-client", Target: "client:0", WaitKey: "k", Aim: nemesis.AimGrant}, "a node or link target"},
+		{nemesis.Step{Fault: "kill", WaitKey: "k", Aim: "soon"}, `unknown aim "soon"`},
+		{nemesis.Step{Fault: "kill", For: time.Second, Until: "dawn"}, `unknown until "dawn"`},
 	} {
 		_, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{tc.step}})
 		require.ErrorContains(t, err, tc.want)

@@ -15,12 +15,12 @@ func init() {
 	preset("isolate-primary", onFailover,
 		"cut the master off from its replicas and Sentinels, or a cluster's slot master from the other nodes (clients still reach it), until a replica is promoted, then heal",
 		func(p Params) (Step, error) {
-			return Step{Fault: "isolate-primary", Target: "primary", After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second), Failover: true}, nil
+			return Step{Fault: "isolate-primary", Target: "primary", After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second), Until: UntilFailover}, nil
 		})
 	preset("kill-primary", onFailover,
 		"SIGKILL the master (a cluster's slot master), let a replica be promoted, restart the old master (empty: no persistence)",
 		func(p Params) (Step, error) {
-			return Step{Fault: "kill", Target: "primary", After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second), Failover: true}, nil
+			return Step{Fault: "kill", Target: "primary", After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second), Until: UntilFailover}, nil
 		})
 	preset("kill-minority", "independent",
 		"SIGKILL a minority of the independent masters and restart them (empty) only after the lease TTL has passed",
@@ -73,7 +73,7 @@ func preset(name, topology, summary string, step func(Params) (Step, error)) {
 // clientStep aims fault at the holder of p.Key (shown by p.On; client slot
 // p.Client's hold when p.Client > 0), or else at client slot p.Client.
 func clientStep(fault string, p Params) Step {
-	s := Step{Fault: fault, Target: "client:" + strconv.Itoa(p.Client), After: p.After, For: p.For, Handoff: p.Handoff}
+	s := Step{Fault: fault, Target: "client:" + strconv.Itoa(p.Client), After: p.After, For: p.For, Until: UntilHandoffIf(p.Handoff)}
 	if p.Key != "" {
 		s.Target, s.Key, s.On = "holder", p.Key, p.On
 		if p.Client > 0 {

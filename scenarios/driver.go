@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -48,8 +47,8 @@ func (s Scenario) withDriver(o RunOptions) (RunOptions, error) {
 	if o.Driver.Path != "" {
 		return o, nil
 	}
-	if lock := cmp.Or(o.Lock, s.Lock); drivers.IsVersioned(lock) {
-		return withLibrary(o, lock)
+	if drivers.IsVersioned(s.Lock) {
+		return withLibrary(o, s.Lock)
 	}
 	if s.Driver == "" {
 		return o, nil

@@ -20,7 +20,7 @@ func TestBargingFairLockIsCaughtPassingTheLine(t *testing.T) {
 	run := func(name string) (verdict string, pairs, jumps int64) {
 		s, err := scenarios.Get(name)
 		require.NoError(t, err)
-		s.Time = 5 * time.Second
+		s.Time = scenarios.Duration(5 * time.Second)
 		res, err := s.Run(context.Background(), scenarios.RunOptions{Seed: 1, Store: t.TempDir(), Driver: clienttest.Command()})
 		require.NoError(t, err)
 		return res.CheckVerdict("fairness"), res.Metric("judged_pairs"), res.Metric("queue_jumps")

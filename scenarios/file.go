@@ -70,16 +70,16 @@ func ParseFile(b []byte) (File, error) {
 	if _, ok := present["seed"]; ok {
 		f.Seed = &r.Seed
 	}
-	if len(r.Driver) > 0 && r.DriverName == "" && !ownClient(r.Driver) {
+	if len(r.Driver) > 0 && r.Scenario.Driver == "" && !ownClient(r.Driver) {
 		f.Driver = r.Driver
 	}
 	if _, ok := present["expect"]; !ok {
-		r.Expect = Expected(r.Scenario, r.Lock)
+		r.Expect = Expected(r.Name, r.Lock)
 	}
 	if err := checkSpec(r, f.Driver == nil); err != nil {
 		return f, err
 	}
-	f.Scenario = fromSpec(r)
+	f.Scenario = r.Scenario
 	return f, nil
 }
 
@@ -91,19 +91,30 @@ var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._@-]*$`)
 // checkSpec judges each field alone; what fields say together is
 // Prepare's to judge. ownLocks: the lock is one of deadbolt's own.
 func checkSpec(r RunSpec, ownLocks bool) error {
-	bad := func(path, format string, args ...any) error {
-		return fmt.Errorf("%s: "+format, append([]any{path}, args...)...)
+	if err := checkLocks(r, ownLocks); err != nil {
+		return err
 	}
-	if !nameRE.MatchString(r.Scenario) {
-		return bad("scenario", "want a name of lower-case letters, digits and . _ @ - (it names the run's directory), got %q", r.Scenario)
+	return checkShape(r)
+}
+
+// bad is a spec's field refused, with its path.
+func bad(path, format string, args ...any) error {
+	return fmt.Errorf("%s: "+format, append([]any{path}, args...)...)
+}
+
+// checkLocks judges the name, the expectation and what runs the clients:
+// the driver, the lock and the locks mixed in.
+func checkLocks(r RunSpec, ownLocks bool) error {
+	if !nameRE.MatchString(r.Name) {
+		return bad("scenario", "want a name of lower-case letters, digits and . _ @ - (it names the run's directory), got %q", r.Name)
 	}
 	switch r.Expect {
 	case Safe, Unsafe, Unknown:
 	default:
 		return bad("expect", "unknown expectation %q (known: %s, %s, %s)", r.Expect, Safe, Unsafe, Unknown)
 	}
-	if r.DriverName != "" {
-		if _, err := drivers.Get(r.DriverName); err != nil {
+	if r.Scenario.Driver != "" {
+		if _, err := drivers.Get(r.Scenario.Driver); err != nil {
 			return bad("driver_name", "%v", err)
 		}
 		ownLocks = false
@@ -138,6 +149,12 @@ func checkSpec(r RunSpec, ownLocks bool) error {
 			}
 		}
 	}
+	return nil
+}
+
+// checkShape judges the workload, the nemesis and the cluster, and the
+// run's numbers.
+func checkShape(r RunSpec) error {
 	kind, err := workloads.Get(r.Workload)
 	if err != nil {
 		return bad("workload", "%v", err)
@@ -163,17 +180,16 @@ func checkSpec(r RunSpec, ownLocks bool) error {
 		return bad("clients", "want 1 to %d (each client is a process), got %d", MaxClients, r.Clients)
 	}
 	for _, d := range []struct {
-		path string
-		ms   int64
-		min  int64
-	}{{"ttl_ms", r.TTLMS, 1}, {"time_ms", r.TimeMS, 1}, {"hold_min_ms", r.HoldMinMS, 0}, {"hold_max_ms", r.HoldMaxMS, r.HoldMinMS},
-		{"pause_ms", r.PauseMS, 0}, {"settle_ms", r.SettleMS, 0}, {"run_on_ms", r.RunOnMS, 0}} {
-		if d.ms < d.min {
-			return bad(d.path, "want at least %s, got %s", ms(d.min), ms(d.ms))
+		path     string
+		d, least Duration
+	}{{"ttl", r.TTL, msDuration}, {"time", r.Time, msDuration}, {"hold_min", r.HoldMin, 0}, {"hold_max", r.HoldMax, r.HoldMin},
+		{"pause", r.Pause, 0}, {"settle", r.Settle, 0}, {"run_on", r.RunOn, 0}} {
+		if d.d < d.least {
+			return bad(d.path, "want at least %s, got %s", d.least, d.d)
 		}
 	}
-	if r.TimeMS > MaxTime.Milliseconds() {
-		return bad("time_ms", "want at most %s, got %s", MaxTime, ms(r.TimeMS))
+	if r.Time.D() > MaxTime {
+		return bad("time", "want at most %s, got %s", MaxTime, r.Time)
 	}
 	if r.MinAcquires < 0 {
 		return bad("min_acquires", "must not be negative, got %d", r.MinAcquires)
@@ -211,32 +227,16 @@ func checkFault(p nemesis.Params) error {
 	return nil
 }
 
-func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
-
-// fromSpec is the scenario a checked RunSpec describes.
-func fromSpec(r RunSpec) Scenario {
-	return Scenario{
-		Name: r.Scenario, Description: r.Description, Expect: r.Expect,
-		Lock: r.Lock, Mix: r.Mix, LockOptions: r.LockOptions, Cluster: r.Cluster, Workload: r.Workload, Reenter: r.Reenter, Queue: r.Queue, Fence: r.Fence,
-		Nemesis: r.Nemesis, Fault: r.Fault, Clients: r.Clients, Keys: r.Keys,
-		TTL: ms(r.TTLMS), HoldMin: ms(r.HoldMinMS), HoldMax: ms(r.HoldMaxMS), Pause: ms(r.PauseMS),
-		Time: ms(r.TimeMS), Settle: ms(r.SettleMS), RunOn: ms(r.RunOnMS), Precondition: r.Precondition, MinAcquires: r.MinAcquires,
-		CI: r.CI, Driver: r.DriverName, Upstream: r.Upstream,
-	}
-}
+// msDuration is the shortest TTL and fault phase: clients are told the
+// TTL in milliseconds.
+const msDuration = Duration(time.Millisecond)
 
 // Spec is the scenario as a file says it: what it runs, without what a
-// run derives (seed, driver command, checkers). The matrix writes its
-// cells with it.
+// run derives (seed, driver command, checkers), its defaults made plain.
+// The matrix writes its cells with it.
 func (s Scenario) Spec() RunSpec {
-	return RunSpec{
-		Scenario: s.Name, Description: s.Description, Expect: s.Expect,
-		Lock: s.Lock, Mix: s.Mix, LockOptions: s.LockOptions, Cluster: s.Cluster, Workload: s.WorkloadName(),
-		Reenter: s.Reenter, Queue: s.Queue, Fence: s.Fence, Nemesis: s.Nemesis, Fault: s.Fault, Clients: s.Clients, Keys: s.Keys,
-		TTLMS: s.TTL.Milliseconds(), HoldMinMS: s.HoldMin.Milliseconds(), HoldMaxMS: s.HoldMax.Milliseconds(),
-		PauseMS: s.Pause.Milliseconds(), TimeMS: s.Time.Milliseconds(), SettleMS: s.settle().Milliseconds(), RunOnMS: s.RunOn.Milliseconds(), MinAcquires: s.minAcquires(),
-		Precondition: s.Precondition, CI: s.CI, DriverName: s.Driver, Upstream: s.Upstream,
-	}
+	s.Workload, s.Settle, s.MinAcquires, s.Finding = s.WorkloadName(), Duration(s.settle()), s.minAcquires(), false
+	return RunSpec{Scenario: s}
 }
 
 // spec is the run's description, written to scenario.json.
@@ -249,7 +249,7 @@ func (s Scenario) spec(seed uint64, driver client.Command, kind workloads.Kind, 
 
 // MarshalFile writes r as a scenario file for people to read and edit:
 // fields in the schema's order, durations as Go duration strings ("1.5s"),
-// which the reader takes back, the cluster's unset fields (the topology's
+// the nested ones too, which the reader takes back, the cluster's unset fields (the topology's
 // defaults) left out, and without the fields named in drop (a suite file
 // drops "seed" and what a run derives).
 func MarshalFile(r RunSpec, drop ...string) ([]byte, error) {
@@ -273,9 +273,8 @@ func MarshalFile(r RunSpec, drop ...string) ([]byte, error) {
 	}
 	humanize(raw, reflect.TypeFor[RunSpec](), "")
 	out := []byte("{")
-	t := reflect.TypeFor[RunSpec]()
-	for i := range t.NumField() {
-		key, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	for _, f := range jsonFieldList(reflect.TypeFor[RunSpec]()) {
+		key := f.name
 		v, ok := raw[key]
 		if !ok {
 			continue
@@ -321,7 +320,7 @@ func humanize(raw any, t reflect.Type, name string) any {
 		case t == durationType:
 			return time.Duration(v).String()
 		case strings.HasSuffix(name, "_ms") && t.Kind() == reflect.Int64:
-			return ms(int64(v)).String()
+			return (time.Duration(v) * time.Millisecond).String()
 		}
 	}
 	return raw

@@ -21,8 +21,30 @@ const handWritten = `{
   "cluster": {"Topology": "independent", "Masters": 1},
   "fault": {"steps": [{"fault": "pause-client", "target": "holder", "key": "k0", "on": "read", "ttls": 2}]},
   "clients": 3, "keys": ["k0"],
-  "ttl_ms": "1s", "hold_min_ms": 50, "hold_max_ms": "200ms", "pause_ms": 20, "time_ms": "8s"
+  "ttl": "1s", "hold_min": "50ms", "hold_max": "200ms", "pause": "20ms", "time": "8s"
 }`
+
+// handWrittenBefore is handWritten as files said it before durations were
+// one type: *_ms fields, whole milliseconds or duration strings.
+var handWrittenBefore = strings.Replace(handWritten,
+	`"ttl": "1s", "hold_min": "50ms", "hold_max": "200ms", "pause": "20ms", "time": "8s"`,
+	`"ttl_ms": "1s", "hold_min_ms": 50, "hold_max_ms": "200ms", "pause_ms": 20, "time_ms": "8s"`, 1)
+
+func TestAFileOfTheOldMillisecondFieldsReadsAsBefore(t *testing.T) {
+	now, err := scenarios.ParseFile([]byte(handWritten))
+	require.NoError(t, err)
+	before, err := scenarios.ParseFile([]byte(handWrittenBefore))
+	require.NoError(t, err)
+	require.Equal(t, now, before)
+	for _, tc := range []struct{ from, to, msg string }{
+		{`"ttl_ms": "1s"`, `"ttl_ms": "1s", "ttl": "2s"`, `ttl_ms: the old name of ttl, which is given too`},
+		{`"ttl_ms": "1s"`, `"ttl_ms": "soon"`, `ttl_ms: bad duration "soon"`},
+		{`"pause_ms": 20`, `"pause_ms": 2.5`, `pause_ms: want whole milliseconds`},
+	} {
+		_, err := scenarios.ParseFile([]byte(strings.Replace(handWrittenBefore, tc.from, tc.to, 1)))
+		require.ErrorContains(t, err, tc.msg, tc.to)
+	}
+}
 
 func TestAHandWrittenFileRunsWithoutCompiling(t *testing.T) {
 	f, err := scenarios.ParseFile([]byte(handWritten))
@@ -31,8 +53,8 @@ func TestAHandWrittenFileRunsWithoutCompiling(t *testing.T) {
 	require.Nil(t, f.Seed)
 	require.Equal(t, "my-pause", s.Name)
 	require.Equal(t, scenarios.Unknown, s.Expect, "no expect and no entry in the table: nobody judged it")
-	require.Equal(t, int64(1000), s.TTL.Milliseconds())
-	require.Equal(t, int64(50), s.HoldMin.Milliseconds())
+	require.Equal(t, int64(1000), s.TTL.D().Milliseconds())
+	require.Equal(t, int64(50), s.HoldMin.D().Milliseconds())
 	_, err = s.Prepare(scenarios.RunOptions{})
 	require.NoError(t, err)
 }
@@ -59,10 +81,10 @@ func TestBadFilesAreRefusedWithTheFieldsPath(t *testing.T) {
 		{`"Masters": 1`, `"Masters": 1, "Racks": 2`, `cluster.Racks: unknown field`},
 		{`"ttls": 2`, `"ttls": 2, "rack": 1`, `fault.steps[0].rack: unknown field`},
 		{`"clients": 3`, `"clients": "3"`, `clients: want an integer, got the string "3"`},
-		{`"ttl_ms": "1s"`, `"ttl_ms": "soon"`, `ttl_ms: bad duration "soon"`},
-		{`"ttl_ms": "1s"`, `"ttl_ms": "1.5ms"`, `ttl_ms: "1.5ms" is not a whole number`},
-		{`"ttl_ms": "1s"`, `"ttl_ms": 0`, `ttl_ms: want at least 1ms`},
-		{`"hold_max_ms": "200ms"`, `"hold_max_ms": 10`, `hold_max_ms: want at least 50ms`},
+		{`"ttl": "1s"`, `"ttl": "soon"`, `ttl: bad duration "soon"`},
+		{`"ttl": "1s"`, `"ttl": 1000`, `ttl: want a Go duration such as "1.5s", got the number 1000`},
+		{`"ttl": "1s"`, `"ttl": "0s"`, `ttl: want at least 1ms`},
+		{`"hold_max": "200ms"`, `"hold_max": "10ms"`, `hold_max: want at least 50ms`},
 		{`"lock": "simple"`, `"lock": "simpel"`, `lock: unknown lock "simpel"`},
 		{`"workload": "counter"`, `"workload": "ledger"`, `workload: unknown workload "ledger"`},
 		{`"nemesis": "plan"`, `"nemesis": "meteor"`, `nemesis: unknown nemesis "meteor"`},

@@ -15,7 +15,10 @@ import (
 
 // goldenFile froze what every registered scenario ran as (its RunSpec,
 // CI flag, shipped driver and length) while the scenarios were still Go
-// code, so that the files that replaced them are held to it.
+// code, so that the files that replaced them are held to it. It is kept
+// in the format of then (durations as *_ms integers, read by
+// upgradeLegacy): it also shows that every scenario's run reads the same
+// from the old format as from the new.
 const goldenFile = "testdata/runspecs.golden.json"
 
 type goldenEntry struct {
@@ -50,7 +53,7 @@ func goldenEntries(t *testing.T) map[string]goldenEntry {
 		e.Spec = s.spec(1, driver, kind, reentrant)
 		// CI and the driver's name are compared beside the spec: the
 		// golden was frozen before scenario.json recorded them.
-		e.Spec.Cluster.Image, e.Spec.CI, e.Spec.DriverName = "", false, ""
+		e.Spec.Cluster.Image, e.Spec.CI, e.Spec.Scenario.Driver = "", false, ""
 		out[name] = e
 	}
 	return out

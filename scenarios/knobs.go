@@ -20,7 +20,7 @@ var Knobs = []Knob{
 			if !strings.Contains(s.Nemesis, "pause") || s.Nemesis == "pause-node" {
 				return s, fmt.Errorf("knob pause-ttl sets a client pause's length; scenario %s's nemesis is %s", s.Name, s.Nemesis)
 			}
-			s.Fault.For = scaled(s.TTL, v)
+			s.Fault.For = scaled(s.TTL.D(), v)
 			return s, nil
 		},
 	},
@@ -30,7 +30,7 @@ var Knobs = []Knob{
 			if s.Cluster.Topology != cluster.Sentinel && s.Cluster.Topology != cluster.RedisCluster {
 				return s, fmt.Errorf("knob down-after-ttl sets Sentinel's or the cluster's down-after; scenario %s runs the %s topology", s.Name, s.Cluster.Topology)
 			}
-			s.Cluster.DownAfter = scaled(s.TTL, v)
+			s.Cluster.DownAfter = scaled(s.TTL.D(), v)
 			return s, nil
 		},
 	},

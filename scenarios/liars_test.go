@@ -89,8 +89,9 @@ func counterRun(t *testing.T, lock string, ttl, holdMin, holdMax time.Duration) 
 	s := scenarios.Scenario{
 		Name: "liar-" + lock, Expect: scenarios.Unsafe, Lock: lock, Workload: "counter",
 		Cluster: cluster.Spec{Topology: cluster.Independent, Masters: 1}, Nemesis: "none",
-		Clients: 6, Keys: []string{"k"}, TTL: ttl,
-		HoldMin: holdMin, HoldMax: holdMax, Pause: 10 * time.Millisecond, Time: 5 * time.Second,
+		Clients: 6, Keys: []string{"k"}, TTL: scenarios.Duration(ttl),
+		HoldMin: scenarios.Duration(holdMin), HoldMax: scenarios.Duration(holdMax),
+		Pause: scenarios.Duration(10 * time.Millisecond), Time: scenarios.Duration(5 * time.Second),
 	}
 	res, err := s.Run(context.Background(), scenarios.RunOptions{Seed: 1, Store: t.TempDir(), Driver: clienttest.Command()})
 	require.NoError(t, err)

@@ -24,7 +24,7 @@ func TestParseLockMix(t *testing.T) {
 func TestPrepareJudgesTheMix(t *testing.T) {
 	s, err := scenarios.Get("pause-simple")
 	require.NoError(t, err)
-	p, err := s.Prepare(scenarios.RunOptions{Mix: []scenarios.LockMix{{Lock: "bsm", Clients: 1}}})
+	p, err := s.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.SetMix([]scenarios.LockMix{{Lock: "bsm", Clients: 1}})}})
 	require.NoError(t, err)
 	require.Equal(t, scenarios.Unknown, p.Expect, "another fleet is another experiment")
 	require.Equal(t, []scenarios.LockMix{{Lock: "bsm", Clients: 1}}, p.Mix)
@@ -39,7 +39,7 @@ func TestPrepareJudgesTheMix(t *testing.T) {
 		{scenarios.LockMix{Lock: "reentrant", Clients: 1}, "", "differ in re-entry"},
 		{scenarios.LockMix{Lock: "nosuch", Clients: 1}, "", `mixed lock nosuch: unknown lock "nosuch"`},
 	} {
-		_, err := s.Prepare(scenarios.RunOptions{Workload: tc.workload, Mix: []scenarios.LockMix{tc.mix}})
+		_, err := s.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.SetWorkload(tc.workload), scenarios.SetMix([]scenarios.LockMix{tc.mix})}})
 		require.ErrorContains(t, err, tc.want, tc.mix.String())
 	}
 }
@@ -48,6 +48,6 @@ func TestPrepareJudgesTheMix(t *testing.T) {
 func TestAMixOfTheOnlyClientSaysOneClient(t *testing.T) {
 	s, err := scenarios.Get("pause-simple")
 	require.NoError(t, err)
-	_, err = s.Prepare(scenarios.RunOptions{Clients: 1, Mix: []scenarios.LockMix{{Lock: "bsm", Clients: 1}}})
+	_, err = s.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.SetClients(1), scenarios.SetMix([]scenarios.LockMix{{Lock: "bsm", Clients: 1}})}})
 	require.ErrorContains(t, err, "take 1 of its 1 client; simple needs at least one of its own")
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,32 +27,13 @@ import (
 // idle run proves nothing.
 const MinAcquires = 10
 
-// RunOptions override a scenario's defaults for one run.
+// RunOptions are one run's: its seed, the changes it makes to the
+// scenario (Overrides), and where and how it runs.
 type RunOptions struct {
-	Seed    uint64
-	Time    time.Duration // 0: the scenario's
-	Clients int           // 0: the scenario's
-	Lock    string        // "": the scenario's
-	// Mix, when not nil, replaces the scenario's mixed locks (mix.go).
-	Mix      []LockMix
-	Workload string // "": the scenario's
-	// Expect replaces the scenario's expectation ("": the scenario's), for
-	// a lock whose verdict there the caller states (dbtest).
-	Expect Expectation
-	// Nemesis replaces the scenario's schedule with its own defaults;
-	// Faults are what the random schedule draws from.
-	Nemesis string
-	Faults  []string
-	Store   string // root of the run store
-	// MinReplicasToWrite and MinReplicasMaxLag, when set, replace the
-	// scenario's replication settings (cluster.Replication).
-	MinReplicasToWrite, MinReplicasMaxLag *int
-	// TLS runs the scenario's topology with TLS (cluster.Spec.TLS) even
-	// when the scenario does not ask for it.
-	TLS bool
-	// Server names the server the cluster runs (cluster.Servers, --server);
-	// "": the scenario's image, or cluster.Image().
-	Server string
+	Seed uint64
+	// Overrides change the scenario for this run, in order (override.go).
+	Overrides []Override
+	Store     string // root of the run store
 	// Driver starts each client process; empty: this binary's `client`.
 	Driver client.Command
 	// Locks is what the driver's hello declared (client.Probe); nil: the
@@ -137,91 +117,89 @@ func (s Scenario) Prepare(o RunOptions) (Scenario, error) {
 
 // prepare is Prepare, and the options with the scenario's driver.
 func (s Scenario) prepare(o RunOptions) (Scenario, RunOptions, error) {
-	o, err := s.withDriver(o)
+	over, err := s.overridden(o)
 	if err != nil {
 		return s, o, err
 	}
-	mix := s.Mix
-	if o.Mix != nil {
-		mix = o.Mix
+	if o, err = over.withDriver(o); err != nil {
+		return s, o, err
 	}
-	if o.mixed, err = o.mixDrivers(mix); err != nil {
+	if o.mixed, err = o.mixDrivers(over.Mix); err != nil {
 		return s, o, err
 	}
 	s, err = s.apply(o)
 	return s, o, err
 }
 
+// apply makes the scenario the run o asks for, and refuses it if it cannot
+// run: its overrides, then the cluster, the locks and the nemesis each
+// fitted to the rest.
 func (s Scenario) apply(o RunOptions) (Scenario, error) {
-	if o.Time != 0 {
-		s.Time = o.Time
-	}
-	if o.Clients != 0 {
-		s.Clients = o.Clients
-	}
-	if o.Lock != "" && o.Lock != s.Lock {
-		// The expectation belongs to the failure and the lock together.
-		s.Lock, s.Expect = o.Lock, Expected(s.Name, o.Lock)
-	}
-	if o.Workload != "" {
-		s.Workload = o.Workload
-	} else if s.WorkloadName() == "counter" && o.catalogue().Fencing(s.Lock) {
-		s.Workload = "fenced" // a driver's lock that declares fencing, as Cell does for deadbolt's own
-	}
-	if o.Mix != nil && !slices.Equal(o.Mix, s.Mix) {
-		// Another fleet is another experiment: nobody has judged it.
-		s.Mix, s.Expect = o.Mix, Unknown
-	}
-	switch o.Expect {
-	case "":
-	case Safe, Unsafe:
-		s.Expect = o.Expect
-	default:
-		return s, fmt.Errorf("unknown expectation %q (known: %s, %s)", o.Expect, Safe, Unsafe)
-	}
-	switch {
-	case o.Nemesis != "":
-		s.Nemesis, s.Fault = o.Nemesis, nemesis.Params{Faults: o.Faults}
-	case len(o.Faults) > 0:
-		return s, fmt.Errorf("--faults chooses what --nemesis random draws from; give --nemesis random too")
-	}
-	if o.MinReplicasToWrite != nil {
-		s.Cluster.MinReplicasToWrite = *o.MinReplicasToWrite
-	}
-	if o.MinReplicasMaxLag != nil {
-		s.Cluster.MinReplicasMaxLag = *o.MinReplicasMaxLag
-	}
-	s.Cluster.TLS = s.Cluster.TLS || o.TLS
-	if o.Server != "" {
-		img, err := cluster.ServerImage(o.Server)
-		if err != nil {
-			return s, err
-		}
-		s.Cluster.Image = img
-	}
-	need, err := nemesis.NeedsOf(s.Nemesis, s.Fault)
+	s, err := s.withOverrides(o)
 	if err != nil {
 		return s, err
 	}
-	if !need.Allows(s.Cluster.Topology) {
-		return s, fmt.Errorf("nemesis %s needs %s; scenario %s runs %s", s.Nemesis, need.TopologyWords(), s.Name, s.Cluster.Topology)
-	}
-	s.Cluster.ClockFaults = s.Cluster.ClockFaults || need.ClockFaults
-	s.Cluster.LinkFaults = s.Cluster.LinkFaults || need.LinkFaults
-	if err := s.Cluster.Validate(); err != nil {
-		return s, fmt.Errorf("scenario %s: %w", s.Name, err)
-	}
-	if s.Clients < 1 {
-		return s, fmt.Errorf("--clients must be at least 1, got %d", s.Clients)
+	need, err := s.fitCluster()
+	if err != nil {
+		return s, err
 	}
 	kind, err := workloads.Get(s.WorkloadName())
 	if err != nil {
 		return s, err
 	}
+	if s, err = s.fitLocks(o, need, kind); err != nil {
+		return s, err
+	}
+	return s, s.fitNemesis(kind)
+}
+
+// withOverrides is the scenario with o's overrides. A lock that declares
+// fencing (a driver's, as Cell does for deadbolt's own) runs the fenced
+// counter in place of the counter, unless the run names its workload:
+// that is decided on the scenario's own workload, before the overrides.
+func (s Scenario) withOverrides(o RunOptions) (Scenario, error) {
+	over, err := s.overridden(o)
+	if err != nil {
+		return s, err
+	}
+	if s.WorkloadName() == "counter" && o.catalogue().Fencing(over.Lock) {
+		s.Workload = "fenced"
+		return s.overridden(o)
+	}
+	return over, nil
+}
+
+// fitCluster gives the cluster what the nemesis needs of it (clock and
+// link faults) and checks the topology and the cluster's settings.
+func (s *Scenario) fitCluster() (nemesis.Needs, error) {
+	need, err := nemesis.NeedsOf(s.Nemesis, s.Fault)
+	if err != nil {
+		return need, err
+	}
+	if !need.Allows(s.Cluster.Topology) {
+		return need, fmt.Errorf("nemesis %s needs %s; scenario %s runs %s", s.Nemesis, need.TopologyWords(), s.Name, s.Cluster.Topology)
+	}
+	s.Cluster.ClockFaults = s.Cluster.ClockFaults || need.ClockFaults
+	s.Cluster.LinkFaults = s.Cluster.LinkFaults || need.LinkFaults
+	if err := s.Cluster.Validate(); err != nil {
+		return need, fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	if s.Clients < 1 {
+		return need, fmt.Errorf("--clients must be at least 1, got %d", s.Clients)
+	}
+	return need, nil
+}
+
+// fitLocks checks the scenario's lock and the mixed ones against the
+// cluster (or --target's deployment) and the workload, and settles what
+// the lock's place decides: a Redis Cluster's key to watch, the lock's
+// way of following a Sentinel failover.
+func (s Scenario) fitLocks(o RunOptions, need nemesis.Needs, kind workloads.Kind) (Scenario, error) {
 	groups := 1
 	if s.Cluster.Topology == cluster.Independent {
 		groups = s.Cluster.Defaults().Masters
 	}
+	var err error
 	if o.Target != nil {
 		if s, err = s.fitTarget(*o.Target, need, kind); err != nil {
 			return s, err
@@ -241,29 +219,33 @@ func (s Scenario) apply(o RunOptions) (Scenario, error) {
 		}
 		s.LockOptions.Sentinel = mode
 	}
-	if err := s.checkMix(o, kind, groups); err != nil {
-		return s, err
-	}
+	return s, s.checkMix(o, kind, groups)
+}
+
+// fitNemesis checks that the workload makes what the nemesis aims at (the
+// keys, the resource reads, the client slots) and that the fault phase
+// is long enough for its schedule.
+func (s Scenario) fitNemesis(kind workloads.Kind) error {
 	if kind.NeedsKeys && len(s.Keys) == 0 {
-		return s, fmt.Errorf("scenario %s runs workload %s without lock keys", s.Name, kind.Name)
+		return fmt.Errorf("scenario %s runs workload %s without lock keys", s.Name, kind.Name)
 	}
 	n, err := nemesis.New(s.Nemesis, s.Fault)
 	if err != nil {
-		return s, err
+		return err
 	}
 	if s.Fault.Key != "" && kind.NeedsKeys && !slices.Contains(s.Keys, s.Fault.Key) {
-		return s, fmt.Errorf("scenario %s faults the holder of %q, which no client locks (keys: %v)", s.Name, s.Fault.Key, s.Keys)
+		return fmt.Errorf("scenario %s faults the holder of %q, which no client locks (keys: %v)", s.Name, s.Fault.Key, s.Keys)
 	}
 	if s.Fault.On == history.Read && !kind.Resource {
-		return s, fmt.Errorf("scenario %s waits for a resource read, and workload %s reads none", s.Name, kind.Name)
+		return fmt.Errorf("scenario %s waits for a resource read, and workload %s reads none", s.Name, kind.Name)
 	}
 	if s.Fault.Client >= s.Clients {
-		return s, fmt.Errorf("scenario %s faults client %d of %d", s.Name, s.Fault.Client, s.Clients)
+		return fmt.Errorf("scenario %s faults client %d of %d", s.Name, s.Fault.Client, s.Clients)
 	}
-	if need := n.Span(s.TTL) + 2*time.Second; s.Time < need {
-		return s, fmt.Errorf("scenario %s needs --time of at least %s (nemesis schedule %s plus 2s), got %s", s.Name, need, n.Span(s.TTL), s.Time)
+	if need := n.Span(s.TTL.D()) + 2*time.Second; s.Time.D() < need {
+		return fmt.Errorf("scenario %s needs --time of at least %s (nemesis schedule %s plus 2s), got %s", s.Name, need, n.Span(s.TTL.D()), s.Time)
 	}
-	return s, nil
+	return nil
 }
 
 // fitsLock checks that lock, as catalogue c declares it, can run in the
@@ -334,248 +316,40 @@ func (s Scenario) ClusterSpec(o RunOptions) (cluster.Spec, error) {
 	return s.clusterSpec(kind), nil
 }
 
-// Run executes the scenario: start the cluster, drive the client processes
-// while the nemesis injects its faults, heal, check the history and write
-// the run's directory. The cluster and every client are removed on every
-// path.
+// Run executes the scenario in its stages (stages.go): start the cluster,
+// record (the run's directory, its history, the clients), the phases
+// (faults, heal, convergence, settle, while the clients run), heal and
+// check the cluster's health, judge the history, and report. The cluster
+// and every client are removed on every path.
 func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, err error) {
-	logf := o.Log
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
-	s, o, err = s.prepare(o)
+	r, err := s.newRun(o)
 	if err != nil {
 		return nil, err
 	}
-	kind, _ := workloads.Get(s.WorkloadName())
-	own, err := DefaultDriver()
+	if err := r.startCluster(ctx); err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, r.release(ctx, err == nil)) }()
+	closeRecord, err := r.record(ctx)
+	defer closeRecord()
 	if err != nil {
 		return nil, err
 	}
-	driver := o.Driver
-	if driver.Path == "" {
-		driver = own
-	}
-	started := time.Now()
-	spec := s.clusterSpec(kind)
-	var cl *cluster.Cluster
-	var origin cluster.Origin
-	if o.Target != nil {
-		logf("%s: running against the %s deployment of --target (seed %d): no container starts", s.Name, s.Cluster.Topology, o.Seed)
-		cl, err = attachTarget(ctx, *o.Target, spec.LinkFaults, s.Keys)
-		o.Pool = nil
-	} else {
-		logf("%s: starting %s topology (seed %d)", s.Name, s.Cluster.Topology, o.Seed)
-		cl, origin, err = o.Pool.Get(ctx, spec)
-	}
-	if origin.Fallback != "" {
-		logf("%s: a kept cluster could not be reset, started a fresh one: %s", s.Name, origin.Fallback)
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ErrInterrupted
-		}
-		return nil, err
-	}
-	// The cluster is kept for a later run only when this one ended healthy
-	// and whole.
-	health := ""
-	defer func() {
-		keep := err == nil && health == "ok" && ctx.Err() == nil
-		if cerr := o.Pool.Put(context.WithoutCancel(ctx), cl, keep); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("remove cluster %s: %w", cl.Run, cerr))
-		}
-	}()
-	// The run directory comes once there is something to record in it.
-	dir, err := newRunDir(o.Store, s.Name)
+	nerr, err := r.phases(ctx)
 	if err != nil {
 		return nil, err
 	}
-	server := serverOf(ctx, cl, spec, o.Target != nil, logf, s.Name)
-	reentrant := o.catalogue().Reentrant(s.Lock)
-	rs := s.spec(o.Seed, driver, kind, reentrant)
-	rs.Target = redacted(o.Target)
-	if err := writeSpec(dir, rs); err != nil {
-		return nil, err
-	}
-	hf, err := os.Create(filepath.Join(dir, HistoryFile))
-	if err != nil {
-		return nil, err
-	}
-	defer hf.Close()
-	rec := history.NewRecorder(hf)
-	stopWatch := cl.WatchFailovers(ctx, sentinelRecorder(rec))
-	defer stopWatch()
-	runner, err := workloads.NewRunner(kind.Name, workloads.Config{
-		Clients: s.Clients, Keys: s.Keys, TTL: s.TTL,
-		HoldMin: s.HoldMin, HoldMax: s.HoldMax, Pause: s.Pause, Seed: o.Seed,
-		Lock: s.Lock, LockOptions: s.LockOptions, Endpoints: cl.Endpoints(), SlotEndpoints: cl.EndpointsFor, Driver: driver,
-		Mix: o.workloadMix(own), LogDir: filepath.Join(dir, "clients"), Rec: rec, Reenter: s.Reenter, Inspect: cl.ReadKey,
-	})
-	if err != nil {
-		return nil, err
-	}
-	nem, _ := nemesis.New(s.Nemesis, s.Fault)
-	// Every client's driver is tried on the healthy cluster before the
-	// run: one that cannot take a lock here stops it, with its own words.
-	if err := runner.Probe(ctx); err != nil {
-		if ctx.Err() != nil {
-			return nil, ErrInterrupted
-		}
-		return nil, err
-	}
-	if len(s.Mix) > 0 {
-		logf("%s: mixed in: %s (the last client slots)", s.Name, mixText(s.Mix))
-	}
-	logf("%s: %s on %s (%s workload) for %s, nemesis %s, run dir %s", s.Name, checker.Plural(s.Clients, "client process"), s.Lock, kind.Name, s.Time, s.Nemesis, dir)
-
-	rng := rand.New(rand.NewPCG(o.Seed, 0x6e656d65))
-	// The fault phase starts when the nemesis lets the clients begin: once
-	// the faults that must be in effect from the first acquire struck.
-	var began time.Time
-	var beginOnce sync.Once
-	begin := func() {
-		beginOnce.Do(func() {
-			began = time.Now()
-			rec.Mark(history.PhaseFaults)
-			runner.Begin()
-		})
-	}
-	env := nemesis.Env{Cluster: cl, Clients: runner, Rec: rec, Rng: rng, TTL: s.TTL, Halt: ctx, Begin: begin}
-	if s.Nemesis != "none" {
-		nemesis.CheckBefore(env, s.Nemesis) // before the workload, so it cannot race what the schedule waits for
-	}
-	runner.HoldStart() // until begin
-	nemesis.Stage(nem, env)
-	// The phases: faults for s.Time (a step that has not struck by then
-	// never will), the heal of whatever is still broken, convergence, then
-	// the workload runs on to settle. The nemesis returns once the cluster
-	// agrees again (or its health check gave up), so the workload runs
-	// through the heal and the damage that lands at convergence.
-	nctx, ncancel := context.WithCancel(ctx)
-	defer ncancel()
-	faultPhase := time.AfterFunc(s.Time, ncancel)
-	defer faultPhase.Stop()
-	stop, quit := make(chan struct{}), make(chan struct{})
-	defer close(quit)
-	nemErr := make(chan error, 1)
-	workload := time.Now()
-	go func() {
-		nemErr <- nem.Run(nctx, env)
-		begin() // a schedule that had nothing to stage
-		wait := time.Until(began.Add(s.Time))
-		if s.Nemesis != "none" {
-			// Healed and converged (or the check gave up): settle.
-			rec.Mark(history.PhaseSettle)
-			wait = max(wait, s.settle())
-		}
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-quit:
-			return
-		}
-		if more := runOnFor(rec, s.minAcquires(), s.runOn(), quit); more >= 100*time.Millisecond {
-			logf("%s: too few grants to judge by the end of the settle: ran on %.1fs for more (bound %s)", s.Name, more.Seconds(), s.runOn())
-		}
-		select {
-		case <-quit:
-		default:
-			rec.Mark(history.PhaseEnd)
-			close(stop)
-		}
-	}()
-	watched := o.watch(Live{Scenario: s.Name, Started: workload, Time: s.Time, Settle: s.settle(), Rec: rec})
-	werr := runner.Run(ctx, stop)
-	watched()
-	ncancel() // a workload that failed ends the fault phase too
-	nerr := <-nemErr
-	if ctx.Err() != nil {
-		return nil, ErrInterrupted
-	}
-	if werr != nil {
-		return nil, werr
-	}
-	if nerr != nil {
-		logf("%s: nemesis: %v", s.Name, nerr)
-	}
-	// Every run ends healed and checked, so a broken cluster is never
-	// mistaken for a result.
-	logf("%s: workload done; healing every fault and checking the cluster's health", s.Name)
-	healCtx, cancel := context.WithTimeout(ctx, s.Cluster.HealthTimeout()+30*time.Second)
+	healCtx, cancel := context.WithTimeout(ctx, r.s.Cluster.HealthTimeout()+30*time.Second)
 	defer cancel()
-	workloadS := time.Since(workload).Seconds()
-	health = "ok"
-	if err := errors.Join(cl.HealAll(healCtx), cl.WaitHealthy(healCtx, s.Cluster.HealthTimeout())); err != nil {
-		health = err.Error()
-	}
-	if ctx.Err() != nil {
-		// Interrupted while healing: the health check did not fail, it was
-		// cut short, and the run gives no verdict.
-		return nil, ErrInterrupted
-	}
-	if err := cl.SaveLogs(context.WithoutCancel(ctx), dir); err != nil {
-		logf("%s: saving node logs: %v", s.Name, err)
-	}
-	stopWatch()
-	if err := rec.Err(); err != nil {
+	ops, refused, err := r.heal(ctx, healCtx)
+	if err != nil {
 		return nil, err
 	}
-	ops := rec.Ops()
-	refused, aerr := aclRefusals(healCtx, cl, ops)
-	if aerr != nil {
-		logf("%s: %v", s.Name, aerr)
-	}
-	logf("%s: checking %s", s.Name, checker.Plural(len(ops), "operation"))
-	report := checker.Check(ops, checker.Options{Checkers: kind.Checkers, MinAcquires: s.minAcquires(),
-		Reentrant: reentrant})
+	report := r.judge(ops, nerr, refused)
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
 	}
-	switch {
-	case nerr != nil:
-		report.Void(fmt.Sprintf("the nemesis failed (%v), so the run did not test what it set out to: its verdict is unknown.", nerr))
-	case s.Nemesis != "none" && len(report.FaultWindows) == 0:
-		report.Void(fmt.Sprintf("the nemesis %s never injected its fault, so the run did not test what it set out to: its verdict is unknown.", s.Nemesis))
-	}
-	if s.Queue && !stoodInLine(report) && report.Stats.AcquiresOK > 0 {
-		report.Void("no acquire stood in the lock's line, so the run did not test the queue's order as it set out to: its verdict is unknown.")
-	}
-	if s.Fence && !metFence(report) && report.Stats.AcquiresOK > 0 {
-		report.Void("no holder touched the resource after a newer lease had been granted, so no token was ever checked against a newer one and the run did not test the fence as it set out to: its verdict is unknown.")
-	}
-	if s.Reenter && report.Stats.Reentries == 0 && report.Stats.AcquiresOK > 0 {
-		report.Void("no client re-entered a key it held, so the run did not test re-entry as it set out to: its verdict is unknown.")
-	}
-	if refused != "" {
-		report.Void(fmt.Sprintf("deadbolt's ACL refused the lock's own commands (%s), so the run tested the harness's rules, not the lock: its verdict is unknown.", refused))
-	}
-	if health != "ok" {
-		report.Void(fmt.Sprintf("the cluster was not healthy after the run (%s), so the run did not end as it set out to: its verdict is unknown.", health))
-	}
-	res = &reports.Results{
-		Scenario: s.Name, Description: s.Description, Precondition: s.Precondition, Seed: o.Seed,
-		Lock: s.Lock, Mix: mixText(s.Mix), MixedProcesses: runner.Mixed(), Reentrant: reentrant, Driver: o.Driver.String(), Topology: s.Cluster.Topology, Workload: kind.Name, Nemesis: s.Nemesis,
-		Expected: string(s.Expect), Clients: s.Clients, TimeS: s.Time.Seconds(),
-		Ops: len(ops), DurationS: time.Since(started).Seconds(), Health: health,
-		Dir: dir, ClusterReused: origin.Reused, ClusterFallback: origin.Fallback,
-		SetupS: origin.Setup.Seconds(), WorkloadS: workloadS,
-		Server: server, Rerun: o.rerun(s.Name, dir, server),
-	}
-	res.SetCheck(report, s.Expect.Matches(string(report.Verdict)))
-	if err := reports.WriteRun(dir, res, report); err != nil {
-		return res, err
-	}
-	if err := errors.Join(linkLatest(o.Store, dir), writeIndex(o.Store)); err != nil {
-		return res, err
-	}
-	if ctx.Err() != nil {
-		// Interrupted while the reports were written: they may be whole,
-		// but the run was not let finish, so it gives no verdict.
-		return nil, ErrInterrupted
-	}
-	return res, nil
+	return r.report(ctx, report, len(ops))
 }
 
 // sentinelRecorder records what the Sentinels announce: each master switch

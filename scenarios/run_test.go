@@ -67,7 +67,7 @@ func TestAScenarioRunsItsOwnDriver(t *testing.T) {
 	shippedDriverRuns(t, s.Driver)
 	_, err = s.Prepare(scenarios.RunOptions{})
 	require.NoError(t, err)
-	_, err = s.Prepare(scenarios.RunOptions{Lock: "simple"})
+	_, err = s.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.SetLock("simple")}})
 	require.ErrorContains(t, err, `unknown lock "simple": driver /usr/bin/python3 `)
 	_, err = s.Prepare(scenarios.RunOptions{Driver: clienttest.Command()})
 	require.ErrorContains(t, err, `unknown lock "redispy"`, "--driver replaces the scenario's driver")
@@ -76,31 +76,31 @@ func TestAScenarioRunsItsOwnDriver(t *testing.T) {
 func TestBadRunOptionsAreRejectedBeforeAnyContainer(t *testing.T) {
 	s, err := scenarios.Get("failover-simple")
 	require.NoError(t, err)
-	_, err = s.Prepare(scenarios.RunOptions{Lock: "no-such-lock"})
+	_, err = s.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.SetLock("no-such-lock")}})
 	require.ErrorContains(t, err, `unknown lock "no-such-lock"`)
-	_, err = s.Prepare(scenarios.RunOptions{Time: time.Second})
+	_, err = s.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.SetTime(time.Second)}})
 	require.ErrorContains(t, err, "needs --time of at least")
-	_, err = s.Prepare(scenarios.RunOptions{Clients: -1})
+	_, err = s.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.SetClients(-1)}})
 	require.ErrorContains(t, err, "--clients must be at least 1")
-	_, err = s.Prepare(scenarios.RunOptions{Lock: "redlock"})
+	_, err = s.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.SetLock("redlock")}})
 	require.NoError(t, err, "a quorum lock runs on one master group too")
 	r, err := scenarios.Get("failover-redlock")
 	require.NoError(t, err)
-	_, err = r.Prepare(scenarios.RunOptions{Lock: "simple"})
+	_, err = r.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.SetLock("simple")}})
 	require.ErrorContains(t, err, "lock simple cannot run in scenario failover-redlock")
-	_, err = s.Prepare(scenarios.RunOptions{Workload: "nope"})
+	_, err = s.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.SetWorkload("nope")}})
 	require.ErrorContains(t, err, `unknown workload "nope"`)
 	p, err := scenarios.Get("pause-get-then-del")
 	require.NoError(t, err)
-	_, err = p.Prepare(scenarios.RunOptions{Lock: "simple"})
+	_, err = p.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.SetLock("simple")}})
 	require.ErrorContains(t, err, `lock simple has no point "after-get"`)
 	p, err = scenarios.Get("pause-simple")
 	require.NoError(t, err)
-	_, err = p.Prepare(scenarios.RunOptions{Workload: "mutex"})
+	_, err = p.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.SetWorkload("mutex")}})
 	require.ErrorContains(t, err, "waits for a resource read")
-	_, err = p.Prepare(scenarios.RunOptions{Expect: "fine"})
+	_, err = p.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.SetExpect("fine")}})
 	require.ErrorContains(t, err, `unknown expectation "fine"`)
-	mine, err := s.Prepare(scenarios.RunOptions{Lock: "redlock", Expect: scenarios.Safe})
+	mine, err := s.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.SetLock("redlock"), scenarios.SetExpect(scenarios.Safe)}})
 	require.NoError(t, err)
 	require.Equal(t, scenarios.Safe, mine.Expect, "the caller's expectation replaces the scenario's")
 
@@ -115,7 +115,7 @@ func TestTLSIsCheckedBeforeAnyContainer(t *testing.T) {
 	s, err := scenarios.Get("crash-simple")
 	require.NoError(t, err)
 	require.False(t, s.Cluster.TLS)
-	p, err := s.Prepare(scenarios.RunOptions{TLS: true})
+	p, err := s.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.WithTLS()}})
 	require.NoError(t, err)
 	require.True(t, p.Cluster.TLS)
 	tlsScenario, err := scenarios.Get("failover-simple-tls")
@@ -129,7 +129,7 @@ func TestTLSIsCheckedBeforeAnyContainer(t *testing.T) {
 	p, err = s.Prepare(scenarios.RunOptions{Locks: fencing})
 	require.NoError(t, err)
 	require.Equal(t, "fenced", p.WorkloadName(), "crash-simple runs the counter")
-	p, err = s.Prepare(scenarios.RunOptions{Locks: fencing, Workload: "counter"})
+	p, err = s.Prepare(scenarios.RunOptions{Locks: fencing, Overrides: []scenarios.Override{scenarios.SetWorkload("counter")}})
 	require.NoError(t, err)
 	require.Equal(t, "counter", p.WorkloadName())
 	p, err = s.Prepare(scenarios.RunOptions{Locks: noTLS})
@@ -137,14 +137,14 @@ func TestTLSIsCheckedBeforeAnyContainer(t *testing.T) {
 	require.Equal(t, "counter", p.WorkloadName(), "no fencing declared")
 	_, err = tlsScenario.Prepare(scenarios.RunOptions{Locks: noTLS})
 	require.ErrorContains(t, err, "lock simple cannot run in scenario failover-simple-tls with TLS: lock simple of driver old-driver does not declare TLS")
-	_, err = s.Prepare(scenarios.RunOptions{Locks: noTLS, TLS: true})
+	_, err = s.Prepare(scenarios.RunOptions{Locks: noTLS, Overrides: []scenarios.Override{scenarios.WithTLS()}})
 	require.ErrorContains(t, err, "does not declare TLS")
 	_, err = s.Prepare(scenarios.RunOptions{Locks: noTLS})
 	require.NoError(t, err, "without TLS the old driver runs as before")
 
 	target := endpoints.Endpoints{Topology: endpoints.Independent, Masters: []string{"m:6379"}, Resource: "r:6379",
 		Addresses: map[string]string{"m:6379": "127.0.0.1:1", "r:6379": "127.0.0.1:2"}}
-	_, err = s.Prepare(scenarios.RunOptions{TLS: true, Target: &target})
+	_, err = s.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.WithTLS()}, Target: &target})
 	require.ErrorContains(t, err, `the target names no CA ("tls_ca")`)
 	target.TLSCA = "-----BEGIN CERTIFICATE-----"
 	_, err = s.Prepare(scenarios.RunOptions{Target: &target})
@@ -170,13 +170,13 @@ func TestBadReplicationIsRejectedBeforeAnyContainer(t *testing.T) {
 	_, err = bad.Prepare(scenarios.RunOptions{})
 	require.ErrorContains(t, err, "scenario failover-simple: min-replicas-max-lag 1 without min-replicas-to-write")
 	n, lag := -1, 1
-	_, err = s.Prepare(scenarios.RunOptions{MinReplicasToWrite: &n, MinReplicasMaxLag: &lag})
+	_, err = s.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.SetMinReplicasToWrite(n), scenarios.SetMinReplicasMaxLag(lag)}})
 	require.ErrorContains(t, err, "min-replicas-to-write must be 0 (off) or more, got -1")
 	n = 1
-	p, err := s.Prepare(scenarios.RunOptions{MinReplicasToWrite: &n, MinReplicasMaxLag: &lag})
+	p, err := s.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.SetMinReplicasToWrite(n), scenarios.SetMinReplicasMaxLag(lag)}})
 	require.NoError(t, err)
 	require.Equal(t, cluster.Replication{MinReplicasToWrite: 1, MinReplicasMaxLag: 1}, p.Cluster.Replication)
-	_, err = p.Prepare(scenarios.RunOptions{Nemesis: "none", Target: &endpoints.Endpoints{Topology: endpoints.Sentinel, MasterName: "m",
+	_, err = p.Prepare(scenarios.RunOptions{Overrides: []scenarios.Override{scenarios.SetNemesis("none", nil)}, Target: &endpoints.Endpoints{Topology: endpoints.Sentinel, MasterName: "m",
 		Sentinels: []string{"s:26379"}, Addresses: map[string]string{"s:26379": "127.0.0.1:1"}}})
 	require.ErrorContains(t, err, "a --target deployment keeps its own settings")
 }
@@ -186,7 +186,7 @@ func TestBadReplicationIsRejectedBeforeAnyContainer(t *testing.T) {
 // refused where it asks for the other, before any container starts.
 func TestALocksOwnWayOfFollowingAFailoverIsAskedFor(t *testing.T) {
 	declared := func(modes ...string) scenarios.RunOptions {
-		return scenarios.RunOptions{Driver: clienttest.Command(), Lock: "mine", Locks: locks.Declared{Driver: "d", Locks: []string{"mine"},
+		return scenarios.RunOptions{Driver: clienttest.Command(), Overrides: []scenarios.Override{scenarios.SetLock("mine")}, Locks: locks.Declared{Driver: "d", Locks: []string{"mine"},
 			Info: map[string]locks.Declaration{"mine": {MaxGroups: 1, Sentinel: modes}}}}
 	}
 	s, err := scenarios.Get("failover-simple")

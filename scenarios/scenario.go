@@ -37,70 +37,74 @@ const (
 	MaxTime    = time.Hour
 )
 
-// Scenario is one named experiment.
+// Scenario is one named experiment, and the one description of a run's
+// shape: a scenario file is it in JSON (file.go), scenario.json is it
+// with what the run derived (RunSpec), and the run reads it. A new knob
+// is a field here, with its JSON name.
 type Scenario struct {
-	Name        string
-	Description string
-	Expect      Expectation
-	Lock        string
+	Name        string      `json:"scenario"`
+	Description string      `json:"description"`
+	Expect      Expectation `json:"expect"`
+	Lock        string      `json:"lock"`
 	// Mix are locks the last client slots open instead of Lock (mix.go).
-	Mix []LockMix
+	Mix []LockMix `json:"mix,omitempty"`
 	// LockOptions tune the lock every client opens (zero: its defaults).
-	LockOptions client.LockOptions
-	Cluster     cluster.Spec
+	LockOptions client.LockOptions `json:"lock_options"`
+	Cluster     cluster.Spec       `json:"cluster"`
 	// Workload is what clients do under the lock ("" is mutex).
-	Workload string
+	Workload string `json:"workload"`
 	// Reenter: clients acquire a key they hold again, nested, half the
 	// time; a run with no re-entry granted did not stage what it set out
 	// to, and is unknown.
-	Reenter bool
+	Reenter bool `json:"reenter,omitempty"`
 	// Queue: the run judges the order of a queue of waiters, so only a
 	// lock that keeps one (Catalogue.Queues) runs it.
-	Queue bool
+	Queue bool `json:"queue,omitempty"`
 	// Fence: the run judges fencing tokens at the resource, so it counts
 	// only if some holder's access was stale (a newer lease had been
 	// granted) and met the fence.
-	Fence   bool
-	Nemesis string
+	Fence   bool   `json:"fence,omitempty"`
+	Nemesis string `json:"nemesis"`
 	// Fault tunes the nemesis: its victim, timing, point.
-	Fault nemesis.Params
+	Fault nemesis.Params `json:"fault"`
 	// Workload shape.
-	Clients int
-	Keys    []string
-	TTL     time.Duration
-	HoldMin time.Duration
-	HoldMax time.Duration
-	Pause   time.Duration
+	Clients int      `json:"clients"`
+	Keys    []string `json:"keys,omitempty"`
+	TTL     Duration `json:"ttl"`
+	HoldMin Duration `json:"hold_min"`
+	HoldMax Duration `json:"hold_max"`
+	Pause   Duration `json:"pause"`
 	// Time is the fault phase: how long the nemesis has to strike every
 	// step. The workload runs on through the heal and convergence, then
 	// for Settle (default: two TTLs), and for Time at least.
-	Time   time.Duration
-	Settle time.Duration
+	Time   Duration `json:"time"`
+	Settle Duration `json:"settle,omitempty"`
 	// RunOn bounds how long the workload runs on past Settle while it has
 	// fewer ok acquires than its minimum (default: Time): a run gathers
 	// its evidence by construction, and ends short of it (unknown) only
 	// past this bound, not on the clock of a loaded machine.
-	RunOn time.Duration
+	RunOn Duration `json:"run_on,omitempty"`
 	// Precondition is what must hold when the decisive fault strikes, in
 	// words ("client A holds the lock on redis-1..3 when redis-3
 	// restarts"); the checker proves it from the history (a lease aimed at
 	// is held through the strike, under every fault then in effect).
-	Precondition string
+	Precondition string `json:"precondition,omitempty"`
 	// MinAcquires overrides the run's minimum of ok acquires (MinAcquires)
 	// for scenarios whose holds are long by design; it is recorded in
 	// scenario.json.
-	MinAcquires int
-	// CI marks the scenarios of the CI suite (`deadbolt scenario` with no names).
-	CI bool
+	MinAcquires int `json:"min_acquires"`
 	// Driver names the shipped driver (package drivers) that runs every
 	// client; "" is deadbolt's own client. --driver replaces it.
-	Driver string
+	Driver string `json:"driver_name,omitempty"`
+	// CI marks the scenarios of the CI suite (`deadbolt scenario` with no names).
+	CI bool `json:"ci,omitempty"`
 	// Upstream is where a library's tracker records the bug a finding
 	// reproduces ("" for a finding nobody had reported).
-	Upstream string
+	Upstream string `json:"upstream,omitempty"`
 	// Finding: the scenario reproduces a bug of a lock library
-	// (findings/), judged at each version known.json lists.
-	Finding bool
+	// (findings/), judged at each version known.json lists. It is where
+	// the file lies, not what it says.
+	Finding bool `json:"-"`
 }
 
 // Versions are the locks known.json judges the scenario with, its own
@@ -127,24 +131,24 @@ func (s Scenario) minAcquires() int {
 // the clients have met the healed cluster.
 func (s Scenario) settle() time.Duration {
 	if s.Settle > 0 {
-		return s.Settle
+		return s.Settle.D()
 	}
-	return max(2*s.TTL, time.Second)
+	return max(2*s.TTL.D(), time.Second)
 }
 
 // runOn is RunOn, or Time.
 func (s Scenario) runOn() time.Duration {
 	if s.RunOn > 0 {
-		return s.RunOn
+		return s.RunOn.D()
 	}
-	return s.Time
+	return s.Time.D()
 }
 
 // Length is about how long a run of the scenario takes, for running the
 // longest of a suite first: its cluster's start, the fault phase, the
 // settle, and the convergence of a topology that fails over.
 func (s Scenario) Length() time.Duration {
-	d := s.Time + s.settle()
+	d := s.Time.D() + s.settle()
 	if s.Cluster.Topology != cluster.Independent {
 		d += 20 * time.Second
 	}

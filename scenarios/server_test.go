@@ -14,13 +14,13 @@ import (
 func TestServerPicksTheImage(t *testing.T) {
 	sc, err := Get("failover-simple")
 	require.NoError(t, err)
-	prepared, err := sc.Prepare(RunOptions{Seed: 1, Server: "valkey-8.1"})
+	prepared, err := sc.Prepare(RunOptions{Seed: 1, Overrides: []Override{SetServer("valkey-8.1")}})
 	require.NoError(t, err)
 	require.Equal(t, "deadbolt/valkey:8.1", prepared.Cluster.Image)
-	spec, err := sc.ClusterSpec(RunOptions{Seed: 1, Server: "redis-8.0"})
+	spec, err := sc.ClusterSpec(RunOptions{Seed: 1, Overrides: []Override{SetServer("redis-8.0")}})
 	require.NoError(t, err)
 	require.Equal(t, "deadbolt/redis:8.0", spec.Image, "a pool keeps each server's clusters apart")
-	_, err = sc.Prepare(RunOptions{Seed: 1, Server: "redis-6.2"})
+	_, err = sc.Prepare(RunOptions{Seed: 1, Overrides: []Override{SetServer("redis-6.2")}})
 	require.ErrorContains(t, err, `unknown server "redis-6.2" (known: redis-7.0, redis-8.0, valkey-8.1)`)
 }
 

@@ -131,10 +131,12 @@ var ErrNotReproduced = errors.New("the run's faults, struck again as a plan with
 func Shrink(ctx context.Context, s Scenario, steps []nemesis.Step, budget int, try Trial, log func(string, ...any)) (Shrunk, error) {
 	best := s
 	best.Nemesis, best.Fault = "plan", nemesis.Params{Steps: steps}
-	best.Time = max(s.Time, planTime(steps, s.TTL))
-	if slack := best.Time - planTime(steps, s.TTL); slack < drift(steps, s.TTL) {
-		best.Time += drift(steps, s.TTL) - slack
+	ttl := s.TTL.D()
+	phase := max(s.Time.D(), planTime(steps, ttl))
+	if slack := phase - planTime(steps, ttl); slack < drift(steps, ttl) {
+		phase += drift(steps, ttl) - slack
 	}
+	best.Time = Duration(phase)
 	runs := 0
 	attempt := func(c Scenario, what string) (bool, error) {
 		if runs >= budget {
@@ -168,9 +170,9 @@ func Shrink(ctx context.Context, s Scenario, steps []nemesis.Step, budget int, t
 			best = c
 		}
 	}
-	if t := planTime(best.Fault.Steps, best.TTL) + drift(best.Fault.Steps, best.TTL); t < best.Time {
+	if t := planTime(best.Fault.Steps, ttl) + drift(best.Fault.Steps, ttl); t < best.Time.D() {
 		c := best
-		c.Time = t
+		c.Time = Duration(t)
 		if ok, err := attempt(c, "a fault phase of "+t.String()); err != nil {
 			return Shrunk{best, runs}, err
 		} else if ok {

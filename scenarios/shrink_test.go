@@ -81,7 +81,7 @@ func TestShrinkKeepsOnlyWhatBreaksTheLock(t *testing.T) {
 	require.Equal(t, "plan", got.Scenario.Nemesis)
 	require.Equal(t, []nemesis.Step{{Fault: "clock-jump", Target: "node:redis-1", After: 5 * time.Second, For: 2 * time.Second, By: 3 * time.Second}},
 		got.Scenario.Fault.Steps, "the kill's wait moved to the jump, so it strikes when it did")
-	require.Equal(t, 13900*time.Millisecond, got.Scenario.Time, "the plan's span and two seconds (9 s), and room for drift: a tenth of that and two TTLs")
+	require.Equal(t, 13900*time.Millisecond, got.Scenario.Time.D(), "the plan's span and two seconds (9 s), and room for drift: a tenth of that and two TTLs")
 	require.Equal(t, 2, got.Scenario.Clients)
 	require.Equal(t, len(tried), got.Runs)
 

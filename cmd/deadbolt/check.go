@@ -62,7 +62,7 @@ func cmdCheck(ctx context.Context, args []string, stdout io.Writer) error {
 	switch {
 	case err == nil:
 		opts.Checkers, opts.MinAcquires, opts.Reentrant = spec.Checkers, spec.MinAcquires, spec.Reentrant
-		from = fmt.Sprintf("scenario.json: %s on %s, workload %s, driver %s", spec.Scenario, spec.Lock, spec.Workload, strings.Join(spec.Driver, " "))
+		from = fmt.Sprintf("scenario.json: %s on %s, workload %s, driver %s", spec.Name, spec.Lock, spec.Workload, strings.Join(spec.Driver, " "))
 		for _, n := range spec.Checkers {
 			if err := checker.Lookup(n); err != nil {
 				return badInput("%s: %v", filepath.Join(filepath.Dir(path), scenarios.SpecFile), err)

@@ -30,7 +30,7 @@ func TestTwoShardsMergedAreTheUnshardedRun(t *testing.T) {
 	}
 	var suite []scenarios.Scenario
 	for i, name := range []string{"a-long", "b-fails", "c-unjudged", "d-short", "e-crashed", "f-mid"} {
-		suite = append(suite, scenarios.Scenario{Name: name, Time: time.Duration(60-9*i) * time.Second, TTL: time.Second,
+		suite = append(suite, scenarios.Scenario{Name: name, Time: scenarios.Duration(time.Duration(60-9*i) * time.Second), TTL: scenarios.Duration(time.Second),
 			Cluster: cluster.Spec{Topology: cluster.Independent}})
 	}
 	// runSuite writes what `deadbolt scenario --junit store/junit.xml`

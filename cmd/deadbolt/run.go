@@ -168,10 +168,81 @@ func (f *runFlags) options(stderr io.Writer) scenarios.RunOptions {
 		seed = rand.Uint64() % 1_000_000
 	}
 	return scenarios.RunOptions{
-		Seed: seed, Time: f.time, Clients: f.clients, Lock: f.lock, Mix: f.mix, Workload: f.workload, Store: f.store,
-		Nemesis: f.nemesis, Faults: f.faults, MinReplicasToWrite: f.minReplicas, MinReplicasMaxLag: f.maxLag, TLS: f.tls, Server: f.server,
+		Seed: seed, Overrides: f.overrides(), Store: f.store,
 		Log: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
 	}
+}
+
+// overrides are the changes the options given make to the scenario, in
+// the order they apply: the lock before what unsets its expectation (a
+// mix).
+func (f *runFlags) overrides() []scenarios.Override {
+	var out []scenarios.Override
+	add := func(given bool, o scenarios.Override) {
+		if given {
+			out = append(out, o)
+		}
+	}
+	add(f.time != 0, scenarios.SetTime(f.time))
+	add(f.clients != 0, scenarios.SetClients(f.clients))
+	add(f.lock != "", scenarios.SetLock(f.lock))
+	add(f.mix != nil, scenarios.SetMix(f.mix))
+	add(f.workload != "", scenarios.SetWorkload(f.workload))
+	add(f.nemesis != "" || len(f.faults) > 0, scenarios.SetNemesis(f.nemesis, f.faults))
+	if f.minReplicas != nil {
+		out = append(out, scenarios.SetMinReplicasToWrite(*f.minReplicas))
+	}
+	if f.maxLag != nil {
+		out = append(out, scenarios.SetMinReplicasMaxLag(*f.maxLag))
+	}
+	add(f.tls, scenarios.WithTLS())
+	add(f.server != "", scenarios.SetServer(f.server))
+	return out
+}
+
+// preparedSuite prepares each named scenario with o; the CI suite
+// against a deployment leaves out what it cannot take, and says so.
+func preparedSuite(names []string, ci bool, o scenarios.RunOptions, stderr io.Writer) ([]scenarios.Scenario, error) {
+	var suite []scenarios.Scenario
+	for _, n := range names {
+		sc, err := prepared(n, o)
+		if err != nil && ci && o.Target != nil {
+			fmt.Fprintf(stderr, "%s: left out: %v\n", n, err)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		suite = append(suite, sc)
+	}
+	if len(suite) == 0 {
+		return nil, badInput("no scenario of the CI suite can run against --target")
+	}
+	return suite, nil
+}
+
+// summarizeSuite prints the suite's table: a run with no verdict makes
+// the exit unknown, unless a verdict contradicted its expectation.
+func summarizeSuite(stdout, stderr io.Writer, suite []scenarios.Scenario, results []*reports.Results, errs []error) error {
+	var all []*reports.Results
+	var failures []error
+	for i, sc := range suite {
+		if errs[i] != nil {
+			failures = append(failures, fmt.Errorf("%s: %w", sc.Name, errs[i]))
+			fmt.Fprintf(stderr, "%s: no verdict: %v\n", sc.Name, errs[i])
+			continue
+		}
+		all = append(all, results[i])
+	}
+	err := summarize(stdout, all)
+	if len(failures) > 0 {
+		var ee exitError
+		if errors.As(err, &ee) && ee.code == exitContradicts {
+			return err
+		}
+		return exitError{exitUnknown}
+	}
+	return err
 }
 
 // invocation is how the command line asked for a run, for its re-run
@@ -384,21 +455,9 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		parallel = 1
 	}
-	var suite []scenarios.Scenario
-	for _, n := range names {
-		sc, err := prepared(n, o)
-		if err != nil && ci && o.Target != nil {
-			// The CI suite against a deployment: what it can take.
-			fmt.Fprintf(stderr, "%s: left out: %v\n", n, err)
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		suite = append(suite, sc)
-	}
-	if len(suite) == 0 {
-		return badInput("no scenario of the CI suite can run against --target")
+	suite, err := preparedSuite(names, ci, o, stderr)
+	if err != nil {
+		return err
 	}
 	if shard.set() {
 		all := len(suite)
@@ -435,25 +494,7 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := writeJUnit(*junit, suite, results, errs, started); err != nil {
 		return err
 	}
-	var all []*reports.Results
-	var failures []error
-	for i, sc := range suite {
-		if errs[i] != nil {
-			failures = append(failures, fmt.Errorf("%s: %w", sc.Name, errs[i]))
-			fmt.Fprintf(stderr, "%s: no verdict: %v\n", sc.Name, errs[i])
-			continue
-		}
-		all = append(all, results[i])
-	}
-	err = summarize(stdout, all)
-	if len(failures) > 0 {
-		var ee exitError
-		if errors.As(err, &ee) && ee.code == exitContradicts {
-			return err
-		}
-		return exitError{exitUnknown}
-	}
-	return err
+	return summarizeSuite(stdout, stderr, suite, results, errs)
 }
 
 // maxParallel bounds concurrent scenarios: each one is a cluster of
