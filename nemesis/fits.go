@@ -42,20 +42,16 @@ func NeedsOf(name string, p Params) (Needs, error) {
 		case "":
 			a.target = fe.target
 		case "random":
-			a.target = randomTarget(fe.target)
+			a.target = fe.randomTarget()
 		}
-		switch a.fault {
-		case "clock-jump":
-			need.ClockFaults = true
-		case "link-delay", "link-cut":
-			need.LinkFaults = true
-		}
-		req := fe.topology
+		need.ClockFaults = need.ClockFaults || fe.decl.Needs.ClockFaults
+		need.LinkFaults = need.LinkFaults || fe.decl.Needs.LinkFaults
+		req := fe.decl.Needs.Topology
 		switch kind, _, _ := strings.Cut(a.target, ":"); kind {
 		case "primary", "replica":
-			req, _ = narrow(req, onFailover)
+			req, _ = narrow(req, OnFailover)
 		case "sentinel":
-			req, _ = narrow(req, onSentinel)
+			req, _ = narrow(req, OnSentinel)
 		}
 		both, ok := narrow(need.Topology, req)
 		if !ok {
@@ -66,14 +62,11 @@ func NeedsOf(name string, p Params) (Needs, error) {
 	return need, nil
 }
 
-// byCommand are the faults on nodes made by a Redis command alone, which a
-// deployment deadbolt did not start still takes.
-var byCommand = map[string]bool{"sentinel-failover": true, "kill-connections": true}
-
 // NodeFaults lists the faults of a schedule that act on nodes (kill,
 // restart, freeze, isolate, move a clock, fail over): they need deadbolt's
 // own containers, and a run against an existing deployment (--target)
-// cannot have them. Client and link faults are not listed.
+// cannot have them. Client and link faults are not listed, nor those a
+// Redis command alone makes (FaultDecl.ByCommand).
 func NodeFaults(name string, p Params) ([]string, error) {
 	n, err := New(name, p)
 	if err != nil {
@@ -89,7 +82,7 @@ func NodeFaults(name string, p Params) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			aims = append(aims, Step{Fault: f, Target: randomTarget(fe.target)})
+			aims = append(aims, Step{Fault: f, Target: fe.randomTarget()})
 		}
 	}
 	var out []string
@@ -100,7 +93,7 @@ func NodeFaults(name string, p Params) ([]string, error) {
 		}
 		switch kind, _, _ := strings.Cut(target, ":"); {
 		case kind == "client" || kind == "holder" || kind == "link":
-		case byCommand[s.Fault]:
+		case faults[s.Fault].decl.ByCommand:
 		default:
 			out = append(out, s.Fault+" on "+target)
 		}
