@@ -10,6 +10,7 @@ import (
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/drivers"
 	"github.com/deadbolt-lab/deadbolt/internal/suggest"
+	"github.com/deadbolt-lab/deadbolt/locks"
 )
 
 // The lock x failure matrix: each failure is staged by template scenarios
@@ -57,8 +58,9 @@ func FailureNames() []string {
 	return out
 }
 
-// DebateLocks are the matrix's default rows: the locks of the Redlock debate.
-var DebateLocks = []string{"simple", "simple-wait", "reentrant", "fair", "multilock", "fenced", "redlock", "redsync", "bsm"}
+// DebateLocks are the matrix's default rows: the locks that declare
+// themselves the Redlock debate's (locks.InDebate), sorted.
+func DebateLocks() []string { return locks.Debate() }
 
 // MatrixCell is one lock under one failure: the scenario that stages it,
 // or, when no template fits the lock, why not.

@@ -66,13 +66,19 @@ func TestCellsRefuseUnknownFailuresAndLocks(t *testing.T) {
 	require.ErrorContains(t, err, "nolock")
 }
 
+// The matrix's rows are the locks that declare themselves the debate's,
+// where they are registered: the nine of the Redlock debate.
+func TestTheDebatesLocksAreDeclaredByTheLocks(t *testing.T) {
+	require.ElementsMatch(t, []string{"simple", "simple-wait", "reentrant", "fair", "multilock", "fenced", "redlock", "redsync", "bsm"}, DebateLocks())
+}
+
 // The debate's matrix: every lock of the debate has a cell under every
 // failure (a single-master form or a RedLock form of each), but a lock
 // family's own failure: nesting runs only the locks that declare re-entry,
 // queue order only the locks that keep a queue, and the others' cells say
 // so.
 func TestTheDebatesMatrixCoversEveryLock(t *testing.T) {
-	cells, err := Cells(DebateLocks, FailureNames(), RunOptions{Seed: 1})
+	cells, err := Cells(DebateLocks(), FailureNames(), RunOptions{Seed: 1})
 	require.NoError(t, err)
 	family := map[string]struct {
 		has func(string) bool

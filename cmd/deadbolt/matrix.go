@@ -28,9 +28,9 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
 	var f runFlags
 	f.register(fs, false)
-	lockNames := append([]string(nil), scenarios.DebateLocks...)
+	lockNames := scenarios.DebateLocks()
 	failureNames := scenarios.FailureNames()
-	fs.Func("locks", "comma-separated locks, the rows (default: "+strings.Join(scenarios.DebateLocks, ",")+")", nameList("lock", &lockNames))
+	fs.Func("locks", "comma-separated locks, the rows (default: "+strings.Join(scenarios.DebateLocks(), ",")+")", nameList("lock", &lockNames))
 	fs.Func("faults", "comma-separated failures, the columns (default: "+strings.Join(failureNames, ",")+")", nameList("failure", &failureNames))
 	var sr seededRuns
 	sr.register(fs)
