@@ -2,6 +2,7 @@ package nemesis
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/deadbolt-lab/deadbolt/internal/suggest"
@@ -68,6 +69,47 @@ func NeedsOf(name string, p Params) (Needs, error) {
 // cannot have them. Client and link faults are not listed, nor those a
 // Redis command alone makes (FaultDecl.ByCommand).
 func NodeFaults(name string, p Params) ([]string, error) {
+	aims, err := aimsOf(name, p)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range aims {
+		target := s.Target
+		if target == "" {
+			target = faults[s.Fault].target
+		}
+		switch kind, _, _ := strings.Cut(target, ":"); {
+		case kind == "client" || kind == "holder" || kind == "link":
+		case faults[s.Fault].decl.ByCommand:
+		default:
+			out = append(out, s.Fault+" on "+target)
+		}
+	}
+	return out, nil
+}
+
+// FaultsOf lists the faults the named schedule with p strikes, each once,
+// in the order it first strikes them (the random schedule: its choices).
+func FaultsOf(name string, p Params) ([]string, error) {
+	aims, err := aimsOf(name, p)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range aims {
+		if !slices.Contains(out, s.Fault) {
+			out = append(out, s.Fault)
+		}
+	}
+	return out, nil
+}
+
+// aimsOf are the steps the named schedule with p may strike: a plan's (a
+// preset's one), or each of the random schedule's faults on its random
+// target. A schedule registered from outside, of another type, has none
+// that can be told before it runs.
+func aimsOf(name string, p Params) ([]Step, error) {
 	n, err := New(name, p)
 	if err != nil {
 		return nil, err
@@ -85,18 +127,5 @@ func NodeFaults(name string, p Params) ([]string, error) {
 			aims = append(aims, Step{Fault: f, Target: fe.randomTarget()})
 		}
 	}
-	var out []string
-	for _, s := range aims {
-		target := s.Target
-		if target == "" {
-			target = faults[s.Fault].target
-		}
-		switch kind, _, _ := strings.Cut(target, ":"); {
-		case kind == "client" || kind == "holder" || kind == "link":
-		case faults[s.Fault].decl.ByCommand:
-		default:
-			out = append(out, s.Fault+" on "+target)
-		}
-	}
-	return out, nil
+	return aims, nil
 }

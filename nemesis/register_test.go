@@ -126,7 +126,9 @@ func TestAScheduleRegisteredOutsideIsListedAndBuilt(t *testing.T) {
 
 // A declaration no run could use is refused at its registration.
 func TestRegisterFaultRefusesWhatNoRunCouldUse(t *testing.T) {
-	f := nemesis.FaultFunc(func(context.Context, nemesis.Env, nemesis.Target, time.Duration) (nemesis.Heal, error) { return nil, nil })
+	f := nemesis.FaultFunc(func(context.Context, nemesis.Env, nemesis.Target, time.Duration) (nemesis.Heal, error) {
+		return nil, nil
+	})
 	for name, d := range map[string]nemesis.FaultDecl{
 		"duplicate":     {Name: "kill", Summary: "again", Target: "minority", Fault: f},
 		"bad target":    {Name: "x1", Summary: "x", Target: "rack:2", Fault: f},

@@ -176,7 +176,7 @@ func newMatrix(g grid, base uint64, seeds int, shard shardFlag) reports.Matrix {
 	}
 	for _, fl := range g.failures {
 		if slices.Contains(g.cols, fl.Name) {
-			m.Failures = append(m.Failures, reports.MatrixFailure{Name: fl.Name, What: fl.What, Upstream: fl.Upstream})
+			m.Failures = append(m.Failures, reports.MatrixFailure{Name: fl.Name, What: fl.Legend(), Upstream: fl.Upstream})
 		}
 	}
 	return m
