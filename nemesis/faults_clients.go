@@ -25,14 +25,16 @@ func init() {
 			t.Process.Kill()
 			return nil, nil // nothing to heal: the workload starts a fresh process
 		})})
-	RegisterFault(FaultDecl{Name: "link-delay", Target: "link:0:redis-1", Summary: "hold every reply from the nodes to the client back by the step's 'by' (requests pass at once); the heal lifts it", Needs: Needs{LinkFaults: true}, Size: linkDelaySize,
+	RegisterFault(FaultDecl{Name: "link-delay", Target: "link:0:redis-1", Summary: "hold every reply from the nodes to the client back by the step's 'by' (requests pass at once); the heal lifts it",
+		Needs: Needs{LinkFaults: true}, Size: linkDelaySize,
 		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, by time.Duration) (Heal, error) {
 			if by <= 0 {
 				return nil, fmt.Errorf("link-delay needs a positive 'by'")
 			}
 			return linkFault(env, t, func(l link) error { return l.Delay(by) })
 		})})
-	RegisterFault(FaultDecl{Name: "link-cut", Target: "link:0:redis-1", Summary: "drop everything between the client and the nodes, both ways, with connections left open (a partition); the heal restores it", Needs: Needs{LinkFaults: true},
+	RegisterFault(FaultDecl{Name: "link-cut", Target: "link:0:redis-1", Summary: "drop everything between the client and the nodes, both ways, with connections left open (a partition); the heal restores it",
+		Needs: Needs{LinkFaults: true},
 		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 			return linkFault(env, t, func(l link) error { return l.Cut() })
 		})})

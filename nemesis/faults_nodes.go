@@ -35,7 +35,8 @@ func init() {
 		Fault: FaultFunc(isolate)})
 	RegisterFault(FaultDecl{Name: "isolate-replica", Target: "replica", Summary: "cut a replica off from its master and the Sentinels while clients still reach it; the heal reconnects it",
 		Fault: FaultFunc(isolate)})
-	RegisterFault(FaultDecl{Name: "clock-jump", Target: "node:redis-1", Summary: "move the nodes' wall clocks by the step's 'by' (negative: back); keys with a TTL expire early or late there only; the heal sets them back", Needs: Needs{ClockFaults: true}, SignedBy: true, Size: clockJumpSize,
+	RegisterFault(FaultDecl{Name: "clock-jump", Target: "node:redis-1", Summary: "move the nodes' wall clocks by the step's 'by' (negative: back); keys with a TTL expire early or late there only; the heal sets them back",
+		Needs: Needs{ClockFaults: true}, SignedBy: true, Size: clockJumpSize,
 		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, by time.Duration) (Heal, error) {
 			if by == 0 {
 				return nil, fmt.Errorf("clock-jump needs a non-zero 'by'")
@@ -45,7 +46,8 @@ func init() {
 			}
 			return heal, eachNode(ctx, t, func(n *cluster.Node, ctx context.Context) error { return n.SetClock(ctx, by) })
 		})})
-	RegisterFault(FaultDecl{Name: "kill-connections", Target: "primary", Summary: "close every client connection of the nodes (CLIENT KILL TYPE normal): the server and its keys live on, and each client must reconnect; nothing to heal", ByCommand: true,
+	RegisterFault(FaultDecl{Name: "kill-connections", Target: "primary", Summary: "close every client connection of the nodes (CLIENT KILL TYPE normal): the server and its keys live on, and each client must reconnect; nothing to heal",
+		ByCommand: true,
 		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 			return nil, eachNode(ctx, t, func(n *cluster.Node, ctx context.Context) error {
 				rdb := n.PatientClient()
@@ -56,8 +58,9 @@ func init() {
 				return nil
 			})
 		})})
-	RegisterFault(FaultDecl{Name: "sentinel-failover", Target: "sentinel", Summary: "ask a Sentinel for a graceful failover (SENTINEL FAILOVER) and wait until another node is master", ByCommand: true,
-		Fault: FaultFunc(sentinelFailover)})
+	RegisterFault(FaultDecl{Name: "sentinel-failover", Target: "sentinel", Summary: "ask a Sentinel for a graceful failover (SENTINEL FAILOVER) and wait until another node is master",
+		ByCommand: true,
+		Fault:     FaultFunc(sentinelFailover)})
 }
 
 func isolate(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
