@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
 )
 
@@ -18,9 +20,9 @@ import (
 // them: one declaration each, one registration.
 func init() {
 	nemesis.RegisterFault(nemesis.FaultDecl{
-		Name:    "debug-sleep",
-		Summary: "DEBUG SLEEP on the nodes for the step's 'by': the server answers nothing meanwhile, and its connections stay open",
-		Target:  "primary",
+		Name:    "pause-writes",
+		Summary: "CLIENT PAUSE WRITE on the nodes for at most the step's 'by': reads go on, writes wait; the heal unpauses",
+		Target:  "minority",
 		// A Redis command alone: a deployment deadbolt did not start takes it.
 		ByCommand: true,
 		// Half a TTL to one TTL and a half.
@@ -28,15 +30,19 @@ func init() {
 			return ttl/2 + time.Duration(rng.Int64N(int64(ttl)+1))
 		},
 		Fault: nemesis.FaultFunc(func(ctx context.Context, env nemesis.Env, t nemesis.Target, by time.Duration) (nemesis.Heal, error) {
-			for _, n := range t.Nodes {
-				rdb := n.PatientClient()
-				err := rdb.Do(ctx, "DEBUG", "SLEEP", fmt.Sprintf("%.3f", by.Seconds())).Err()
-				rdb.Close()
-				if err != nil {
-					return nil, fmt.Errorf("%s: DEBUG SLEEP: %w", n.Name, err)
+			each := func(ctx context.Context, args ...any) error {
+				for _, n := range t.Nodes {
+					rdb := n.PatientClient()
+					err := rdb.Do(ctx, args...).Err()
+					rdb.Close()
+					if err != nil {
+						return fmt.Errorf("%s: %v: %w", n.Name, args, err)
+					}
 				}
+				return nil
 			}
-			return nil, nil
+			heal := func(ctx context.Context) error { return each(ctx, "CLIENT", "UNPAUSE") }
+			return heal, each(ctx, "CLIENT", "PAUSE", by.Milliseconds(), "WRITE")
 		}),
 	})
 	nemesis.RegisterFault(nemesis.FaultDecl{
@@ -52,32 +58,36 @@ func init() {
 		}),
 	})
 	nemesis.RegisterSchedule(nemesis.ScheduleDecl{
-		Name:     "sleep-primary",
-		Summary:  "DEBUG SLEEP the master for a TTL, once, after the parameters' wait",
+		Name:     "pause-primary-writes",
+		Summary:  "pause the master's writes for a second, once, after the parameters' wait",
 		Topology: nemesis.OnFailover,
 		New: func(p nemesis.Params) nemesis.Nemesis {
-			return &nemesis.Plan{Steps: []nemesis.Step{{Fault: "debug-sleep", After: p.After, By: time.Second, For: time.Second}}}
+			return &nemesis.Plan{Steps: []nemesis.Step{{Fault: "pause-writes", Target: "primary", After: p.After, By: time.Second, For: time.Second}}}
 		},
 	})
 }
 
 func TestAFaultRegisteredOutsideIsListedValidatedAndDrawn(t *testing.T) {
-	require.Contains(t, nemesis.Faults(), "debug-sleep")
-	summary, target := nemesis.FaultSummary("debug-sleep")
-	require.Contains(t, summary, "DEBUG SLEEP")
-	require.Equal(t, "primary", target)
+	require.Contains(t, nemesis.Faults(), "pause-writes")
+	summary, target := nemesis.FaultSummary("pause-writes")
+	require.Contains(t, summary, "CLIENT PAUSE WRITE")
+	require.Equal(t, "minority", target)
 
-	require.NoError(t, nemesis.Step{Fault: "debug-sleep", By: time.Second}.Validate())
-	require.ErrorContains(t, nemesis.Step{Fault: "debug-sleep", Target: "rack:1"}.Validate(), "bad target")
-	_, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{{Fault: "debug-sleep", By: time.Second}}})
+	require.NoError(t, nemesis.Step{Fault: "pause-writes", By: time.Second}.Validate())
+	require.ErrorContains(t, nemesis.Step{Fault: "pause-writes", Target: "rack:1"}.Validate(), "bad target")
+	_, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{{Fault: "pause-writes", By: time.Second}}})
 	require.NoError(t, err)
 
-	// Its target kind says where it runs; it needs no clock and no links,
-	// and a deployment of the user's own takes it.
-	need, err := nemesis.NeedsOf("random", nemesis.Params{Faults: []string{"debug-sleep"}})
+	// It runs on any topology, needs no clock and no links, and a
+	// deployment of the user's own takes it; on the primary it needs a
+	// topology that has one.
+	need, err := nemesis.NeedsOf("random", nemesis.Params{Faults: []string{"pause-writes"}})
+	require.NoError(t, err)
+	require.Equal(t, nemesis.Needs{}, need)
+	need, err = nemesis.NeedsOf("plan", nemesis.Params{Steps: []nemesis.Step{{Fault: "pause-writes", Target: "primary"}}})
 	require.NoError(t, err)
 	require.Equal(t, nemesis.Needs{Topology: nemesis.OnFailover}, need)
-	nodes, err := nemesis.NodeFaults("random", nemesis.Params{Faults: []string{"debug-sleep", "kill"}})
+	nodes, err := nemesis.NodeFaults("random", nemesis.Params{Faults: []string{"pause-writes", "kill"}})
 	require.NoError(t, err)
 	require.Equal(t, []string{"kill on minority"}, nodes, "a Redis command is not a node fault")
 
@@ -91,7 +101,7 @@ func TestAFaultRegisteredOutsideIsListedValidatedAndDrawn(t *testing.T) {
 	require.True(t, d.SignedBy)
 
 	// The random schedule draws it on its target, sized as it declares.
-	r := &nemesis.Random{P: nemesis.Params{Faults: []string{"debug-sleep", "replica-clock"}}}
+	r := &nemesis.Random{P: nemesis.Params{Faults: []string{"pause-writes", "replica-clock"}}}
 	rng, ttl := rand.New(rand.NewPCG(3, 0)), time.Second
 	seen := map[string]bool{}
 	for range 40 {
@@ -99,8 +109,8 @@ func TestAFaultRegisteredOutsideIsListedValidatedAndDrawn(t *testing.T) {
 		seen[s.Fault] = true
 		require.NoError(t, s.Validate())
 		switch s.Fault {
-		case "debug-sleep":
-			require.Equal(t, "primary", s.Target)
+		case "pause-writes":
+			require.Equal(t, "minority", s.Target)
 			require.GreaterOrEqual(t, s.By, ttl/2)
 			require.LessOrEqual(t, s.By, ttl/2+ttl)
 		case "replica-clock":
@@ -111,17 +121,45 @@ func TestAFaultRegisteredOutsideIsListedValidatedAndDrawn(t *testing.T) {
 	require.Len(t, seen, 2)
 }
 
+// The fault from outside strikes a real node and heals as the built-in
+// ones do: a window in the history, opened and closed ok.
+func TestAFaultRegisteredOutsideStrikesAndHeals(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
+	rec := history.NewRecorder(nil)
+	n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{{Fault: "pause-writes", Target: "node:redis-1", By: time.Minute, For: 300 * time.Millisecond}}})
+	require.NoError(t, err)
+	env := nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 0)), TTL: time.Second}
+	require.NoError(t, n.Run(context.Background(), env))
+	done := map[history.F]history.Type{}
+	for _, op := range rec.Ops() {
+		if op.Fault == "pause-writes" && op.Type != history.Invoke {
+			done[op.F] = op.Type
+		}
+	}
+	require.Equal(t, map[history.F]history.Type{history.FaultStart: history.OK, history.FaultEnd: history.OK, history.HealthAfter: history.OK}, done,
+		"struck, healed, and the node healthy after")
+	// Unpaused by the heal, not by the minute's end: a write goes through.
+	rdb := c.ByRole(cluster.RoleRedis)[0].PatientClient()
+	defer rdb.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, rdb.Set(ctx, "after-pause", 1, 0).Err())
+}
+
 func TestAScheduleRegisteredOutsideIsListedAndBuilt(t *testing.T) {
-	require.True(t, slices.Contains(nemesis.Names(), "sleep-primary"))
-	require.Contains(t, nemesis.Summary("sleep-primary"), "DEBUG SLEEP")
-	require.True(t, nemesis.Runs("sleep-primary", cluster.Sentinel))
-	require.False(t, nemesis.Runs("sleep-primary", cluster.Independent))
-	n, err := nemesis.New("sleep-primary", nemesis.Params{After: time.Second})
+	require.True(t, slices.Contains(nemesis.Names(), "pause-primary-writes"))
+	require.Contains(t, nemesis.Summary("pause-primary-writes"), "pause the master's writes")
+	require.True(t, nemesis.Runs("pause-primary-writes", cluster.Sentinel))
+	require.False(t, nemesis.Runs("pause-primary-writes", cluster.Independent))
+	n, err := nemesis.New("pause-primary-writes", nemesis.Params{After: time.Second})
 	require.NoError(t, err)
 	require.Equal(t, 2*time.Second, n.Span(time.Second))
-	need, err := nemesis.NeedsOf("sleep-primary", nemesis.Params{})
+	need, err := nemesis.NeedsOf("pause-primary-writes", nemesis.Params{})
 	require.NoError(t, err)
 	require.Equal(t, "the sentinel or cluster topology", need.TopologyWords())
+	faults, err := nemesis.FaultsOf("pause-primary-writes", nemesis.Params{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"pause-writes"}, faults)
 }
 
 // A declaration no run could use is refused at its registration.
