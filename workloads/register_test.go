@@ -4,10 +4,15 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/deadbolt-lab/deadbolt/checker"
+	"github.com/deadbolt-lab/deadbolt/client/clienttest"
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
@@ -46,6 +51,53 @@ func TestAWorkloadRegisteredOutsideIsFoundWithItsCheckers(t *testing.T) {
 
 	_, err = workloads.Get("first-kye")
 	require.ErrorContains(t, err, `did you mean "first-key"`)
+}
+
+// The workload from outside runs as the built-in ones do: real client
+// processes lock the first key over a real Redis, and the checkers it
+// declared judge the history valid under a correct lock.
+func TestAWorkloadRegisteredOutsideRuns(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
+	rec := history.NewRecorder(nil)
+	cfg := workloads.Config{
+		Clients: 3, Keys: []string{"a", "b"}, TTL: 2 * time.Second,
+		HoldMin: 5 * time.Millisecond, HoldMax: 20 * time.Millisecond, Pause: 5 * time.Millisecond,
+		Seed: 1, Lock: "simple", Endpoints: c.Endpoints(), Driver: clienttest.Command(), Rec: rec,
+	}
+	r, err := workloads.NewRunner("first-key", cfg)
+	require.NoError(t, err)
+	stop, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- r.Run(context.Background(), stop) }()
+	granted := func() bool {
+		n := 0
+		for _, op := range rec.Ops() {
+			if op.F == history.Acquire && op.Type == history.OK && op.Process >= 0 {
+				n++
+			}
+		}
+		return n >= 10
+	}
+	require.Eventually(t, granted, time.Minute, 10*time.Millisecond, "ten grants")
+	close(stop)
+	require.NoError(t, <-done)
+
+	ops := rec.Ops()
+	for _, op := range ops {
+		if op.F == history.Acquire && op.Process >= 0 {
+			require.Equal(t, "a", op.Key, "every client locks the first key")
+		}
+	}
+	k, err := workloads.Get("first-key")
+	require.NoError(t, err)
+	rep := checker.Check(ops, checker.Options{Checkers: k.Checkers})
+	require.Equal(t, checker.Valid, rep.Verdict, rep.Reason)
+	ran := map[string]bool{}
+	for _, res := range rep.Checks {
+		ran[res.Checker] = true
+	}
+	for _, name := range k.Checkers {
+		require.True(t, ran[name], "checker %s judged the run", name)
+	}
 }
 
 // A kind no run could use is refused at its registration.
