@@ -9,7 +9,8 @@ import (
 )
 
 // Needs is what a schedule asks of the cluster it runs on, known before
-// any container starts.
+// any container starts: what its faults declare (FaultDecl.Needs), with
+// what their targets need.
 type Needs struct {
 	// Topology is "" when any will do, else the topologies it runs on
 	// ("sentinel|cluster"): see Allows.
