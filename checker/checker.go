@@ -29,7 +29,11 @@ type Result struct {
 	// Aside keeps a not-applicable result's reason out of the run's summary
 	// (the report's table of checks still has it): it is true of nearly
 	// every run, as "no queue" is of every lock that never queues.
-	Aside     bool             `json:"aside,omitempty"`
+	Aside bool `json:"aside,omitempty"`
+	// Damage is a few words for the run's damage column when the result
+	// tells of harm no metric counts ("no fencing": nothing could refuse a
+	// stale write).
+	Damage    string           `json:"damage,omitempty"`
 	Anomalies []Anomaly        `json:"anomalies"`
 	Metrics   map[string]int64 `json:"metrics,omitempty"`
 	Details   any              `json:"details,omitempty"`

@@ -69,7 +69,7 @@ func (fencing) Check(in *Input) Result {
 		leases[inv.Lease] = g
 	}
 	if tokens == 0 {
-		r.Applicable = false
+		r.Applicable, r.Damage = false, "no fencing"
 		r.Reason = "no fencing: the lock hands out no fencing tokens, so the resource could not reject a stale write."
 		return r
 	}

@@ -2,6 +2,7 @@ package locks
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -273,3 +274,20 @@ func (d Declared) TLS(name string) error {
 	}
 	return nil
 }
+
+// debate are the registered locks that declared themselves the Redlock
+// debate's (InDebate).
+var debate = map[string]bool{}
+
+// InDebate declares a registered lock one of the Redlock debate's: the
+// matrix's rows unless it is told others. Lock files call it from init,
+// after Register.
+func InDebate(name string) {
+	if err := Lookup(name); err != nil {
+		panic("locks: InDebate: " + err.Error())
+	}
+	debate[name] = true
+}
+
+// Debate lists the locks of the Redlock debate (InDebate), sorted.
+func Debate() []string { return slices.Sorted(maps.Keys(debate)) }

@@ -13,6 +13,7 @@ import (
 
 func init() {
 	Register("simple", "SET key token NX PX ttl on one master, owner-checked Lua release", NewSimple)
+	InDebate("simple")
 }
 
 // Simple is the single-instance lock: SET NX PX to take it, a script that

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -79,30 +80,75 @@ func (t Target) nodeNames() string {
 	return strings.Join(names, ",")
 }
 
+// FaultDecl declares a fault where it is defined: what it does, where it
+// strikes unless a step says, what it needs of the cluster and how the
+// random schedule draws it. The schedules, NeedsOf and NodeFaults read
+// these alone, so a fault registered from outside the package runs as the
+// built-in ones do.
+type FaultDecl struct {
+	Name    string
+	Summary string
+	// Target is the selector it strikes when a step names none (target.go).
+	Target string
+	// RandomTarget is the selector the random schedule aims it at; "" takes
+	// the seed-chosen counterpart of Target's kind (a minority of the nodes,
+	// any client, one client's links to a minority).
+	RandomTarget string
+	// Needs is what it asks of the cluster: the topologies it works on
+	// ("": any; OnCluster ...), nodes with a movable clock, clients that
+	// reach the nodes through proxied links.
+	Needs Needs
+	// ByCommand: a Redis command alone makes it, so a deployment deadbolt
+	// did not start takes it too (NodeFaults leaves it out).
+	ByCommand bool
+	// Size draws the step's By for the random schedule, from the seed and
+	// the lease TTL; nil: the fault has no size.
+	Size func(rng *rand.Rand, ttl time.Duration) time.Duration
+	// SignedBy: a negative By means something (a clock moved back).
+	SignedBy bool
+	Fault    Fault
+}
+
+// faultEntry is a registered fault: its declaration, with its default
+// target and its Fault under the names the schedules read.
 type faultEntry struct {
-	summary  string
-	target   string // the default selector
-	topology string // "" or where the fault works (see allows)
-	fault    Fault
+	decl   FaultDecl
+	target string
+	fault  Fault
 }
 
 var faults = map[string]faultEntry{}
 
-// registerFault adds a fault to the catalogue with its default target.
-func registerFault(name, target, summary string, f Fault) {
-	if _, dup := faults[name]; dup {
-		panic("nemesis: duplicate fault " + name)
+// RegisterFault adds a fault to the catalogue (`deadbolt faults`, plans,
+// the random schedule). It panics on a declaration no run could use: call
+// it from init, as locks.Register is called.
+func RegisterFault(d FaultDecl) {
+	if err := d.check(); err != nil {
+		panic("nemesis: fault " + d.Name + ": " + err.Error())
 	}
-	faults[name] = faultEntry{summary: summary, target: target, fault: f}
+	faults[d.Name] = faultEntry{decl: d, target: d.Target, fault: d.Fault}
 }
 
-// registerFaultOn is registerFault for a fault that works only on some
-// topologies (such as a Redis Cluster command).
-func registerFaultOn(topology, name, target, summary string, f Fault) {
-	registerFault(name, target, summary, f)
-	e := faults[name]
-	e.topology = topology
-	faults[name] = e
+func (d FaultDecl) check() error {
+	switch _, dup := faults[d.Name]; {
+	case d.Name == "":
+		return errors.New("no name")
+	case dup:
+		return errors.New("registered twice")
+	case d.Fault == nil:
+		return errors.New("no Fault")
+	case d.Summary == "":
+		return errors.New("no summary")
+	}
+	if err := checkSelector(d.Target); err != nil {
+		return err
+	}
+	if d.RandomTarget != "" {
+		if err := checkSelector(d.RandomTarget); err != nil {
+			return fmt.Errorf("random target: %w", err)
+		}
+	}
+	return checkTopologies(d.Needs.Topology)
 }
 
 // Faults lists the fault catalogue, sorted.
@@ -111,7 +157,13 @@ func Faults() []string { return slices.Sorted(maps.Keys(faults)) }
 // FaultSummary is a fault's one-line description and default target.
 func FaultSummary(name string) (summary, target string) {
 	e := faults[name]
-	return e.summary, e.target
+	return e.decl.Summary, e.target
+}
+
+// FaultOf is the named fault's declaration.
+func FaultOf(name string) (FaultDecl, error) {
+	e, err := lookupFault(name)
+	return e.decl, err
 }
 
 func lookupFault(name string) (faultEntry, error) {
@@ -120,6 +172,14 @@ func lookupFault(name string) (faultEntry, error) {
 		return faultEntry{}, fmt.Errorf("unknown fault %q (known: %s)%s", name, strings.Join(Faults(), ", "), suggest.Hint(name, Faults()))
 	}
 	return e, nil
+}
+
+// randomTarget is the selector the random schedule aims the fault at.
+func (e faultEntry) randomTarget() string {
+	if e.decl.RandomTarget != "" {
+		return e.decl.RandomTarget
+	}
+	return randomTarget(e.target)
 }
 
 // eachNode runs f on every node of t at once and joins the errors.

@@ -3,38 +3,41 @@ package nemesis
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"time"
 )
 
 // The faults on client processes and on the links between clients and
 // nodes.
 func init() {
-	registerFault("pause-client", "holder", "SIGSTOP the client process, SIGCONT at the heal: a stop-the-world pause that freezes the lock's own timers with it",
-		FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
+	RegisterFault(FaultDecl{Name: "pause-client", Target: "holder", Summary: "SIGSTOP the client process, SIGCONT at the heal: a stop-the-world pause that freezes the lock's own timers with it",
+		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 			if t.Process == nil {
 				return nil, fmt.Errorf("pause-client needs a client, not %q", t.Name)
 			}
 			return func(context.Context) error { return t.Process.Resume() }, t.Process.Pause()
-		}))
-	registerFault("crash-client", "holder", "SIGKILL the client process: it never releases, and a fresh process takes its place",
-		FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
+		})})
+	RegisterFault(FaultDecl{Name: "crash-client", Target: "holder", Summary: "SIGKILL the client process: it never releases, and a fresh process takes its place",
+		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 			if t.Process == nil {
 				return nil, fmt.Errorf("crash-client needs a client, not %q", t.Name)
 			}
 			t.Process.Kill()
 			return nil, nil // nothing to heal: the workload starts a fresh process
-		}))
-	registerFault("link-delay", "link:0:redis-1", "hold every reply from the nodes to the client back by the step's 'by' (requests pass at once); the heal lifts it",
-		FaultFunc(func(ctx context.Context, env Env, t Target, by time.Duration) (Heal, error) {
+		})})
+	RegisterFault(FaultDecl{Name: "link-delay", Target: "link:0:redis-1", Summary: "hold every reply from the nodes to the client back by the step's 'by' (requests pass at once); the heal lifts it",
+		Needs: Needs{LinkFaults: true}, Size: linkDelaySize,
+		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, by time.Duration) (Heal, error) {
 			if by <= 0 {
 				return nil, fmt.Errorf("link-delay needs a positive 'by'")
 			}
 			return linkFault(env, t, func(l link) error { return l.Delay(by) })
-		}))
-	registerFault("link-cut", "link:0:redis-1", "drop everything between the client and the nodes, both ways, with connections left open (a partition); the heal restores it",
-		FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
+		})})
+	RegisterFault(FaultDecl{Name: "link-cut", Target: "link:0:redis-1", Summary: "drop everything between the client and the nodes, both ways, with connections left open (a partition); the heal restores it",
+		Needs: Needs{LinkFaults: true},
+		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 			return linkFault(env, t, func(l link) error { return l.Cut() })
-		}))
+		})})
 }
 
 type link interface {
@@ -65,4 +68,10 @@ func linkFault(env Env, t Target, do func(link) error) (Heal, error) {
 		}
 	}
 	return heal, nil
+}
+
+// linkDelaySize is a random reply delay: one to two TTLs, so that a
+// grant's reply arrives after its lease ran out.
+func linkDelaySize(rng *rand.Rand, ttl time.Duration) time.Duration {
+	return ttl + time.Duration(rng.Int64N(int64(ttl)+1))
 }

@@ -16,14 +16,14 @@ func init() {
 		{"cluster-failover-force", "FORCE", "CLUSTER FAILOVER FORCE on a replica of the primary key's slot master: no handshake with the master, which keeps taking writes until it learns of the new epoch; wait until the replica is master"},
 		{"cluster-failover-takeover", "TAKEOVER", "CLUSTER FAILOVER TAKEOVER on a replica of the primary key's slot master: it takes a new epoch without any vote; wait until it is master"},
 	} {
-		registerFaultOn(onCluster, mode.name, "replica", mode.summary,
-			FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
+		RegisterFault(FaultDecl{Name: mode.name, Target: "replica", Summary: mode.summary, Needs: Needs{Topology: OnCluster},
+			Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 				return clusterFailover(ctx, env, t, mode.arg)
-			}))
+			})})
 	}
-	registerFaultOn(onCluster, "migrate-slot", "primary",
-		"move the primary key's slot from its master to another master (CLUSTER SETSLOT IMPORTING/MIGRATING, MIGRATE key by key, 'by' apart, then SETSLOT NODE): clients meet ASK, then MOVED; the slot stays moved",
-		FaultFunc(migrateSlot))
+	RegisterFault(FaultDecl{Name: "migrate-slot", Target: "primary", Needs: Needs{Topology: OnCluster},
+		Summary: "move the primary key's slot from its master to another master (CLUSTER SETSLOT IMPORTING/MIGRATING, MIGRATE key by key, 'by' apart, then SETSLOT NODE): clients meet ASK, then MOVED; the slot stays moved",
+		Fault:   FaultFunc(migrateSlot)})
 }
 
 func clusterFailover(ctx context.Context, env Env, t Target, mode string) (Heal, error) {

@@ -3,6 +3,7 @@ package nemesis
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
@@ -10,12 +11,12 @@ import (
 
 // The node faults. Each one breaks every node of its target at once.
 func init() {
-	registerFault("kill", "minority", "SIGKILL the nodes; the heal starts them again (what they keep depends on the cluster's persistence)",
-		FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
+	RegisterFault(FaultDecl{Name: "kill", Target: "minority", Summary: "SIGKILL the nodes; the heal starts them again (what they keep depends on the cluster's persistence)",
+		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 			return undoOn(t, (*cluster.Node).Start), eachNode(ctx, t, (*cluster.Node).Kill)
-		}))
-	registerFault("restart", "minority", "SIGKILL the nodes and start them again at once (antirez's case: a restart without persistence forgets the locks it granted)",
-		FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
+		})})
+	RegisterFault(FaultDecl{Name: "restart", Target: "minority", Summary: "SIGKILL the nodes and start them again at once (antirez's case: a restart without persistence forgets the locks it granted)",
+		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 			err := eachNode(ctx, t, func(n *cluster.Node, ctx context.Context) error {
 				if err := n.Kill(ctx); err != nil {
 					return err
@@ -25,17 +26,18 @@ func init() {
 			// A restart that failed halfway leaves a node down; starting it
 			// again is the heal.
 			return undoOn(t, (*cluster.Node).Heal), err
-		}))
-	registerFault("pause-node", "minority", "freeze the nodes (docker pause): they answer nothing and keep their connections; the heal thaws them",
-		FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
+		})})
+	RegisterFault(FaultDecl{Name: "pause-node", Target: "minority", Summary: "freeze the nodes (docker pause): they answer nothing and keep their connections; the heal thaws them",
+		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 			return undoOn(t, (*cluster.Node).Resume), eachNode(ctx, t, (*cluster.Node).Pause)
-		}))
-	registerFault("isolate-primary", "primary", "cut the node off from the other nodes and Sentinels while clients still reach it; the heal reconnects it",
-		FaultFunc(isolate))
-	registerFault("isolate-replica", "replica", "cut a replica off from its master and the Sentinels while clients still reach it; the heal reconnects it",
-		FaultFunc(isolate))
-	registerFault("clock-jump", "node:redis-1", "move the nodes' wall clocks by the step's 'by' (negative: back); keys with a TTL expire early or late there only; the heal sets them back",
-		FaultFunc(func(ctx context.Context, env Env, t Target, by time.Duration) (Heal, error) {
+		})})
+	RegisterFault(FaultDecl{Name: "isolate-primary", Target: "primary", Summary: "cut the node off from the other nodes and Sentinels while clients still reach it; the heal reconnects it",
+		Fault: FaultFunc(isolate)})
+	RegisterFault(FaultDecl{Name: "isolate-replica", Target: "replica", Summary: "cut a replica off from its master and the Sentinels while clients still reach it; the heal reconnects it",
+		Fault: FaultFunc(isolate)})
+	RegisterFault(FaultDecl{Name: "clock-jump", Target: "node:redis-1", Summary: "move the nodes' wall clocks by the step's 'by' (negative: back); keys with a TTL expire early or late there only; the heal sets them back",
+		Needs: Needs{ClockFaults: true}, SignedBy: true, Size: clockJumpSize,
+		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, by time.Duration) (Heal, error) {
 			if by == 0 {
 				return nil, fmt.Errorf("clock-jump needs a non-zero 'by'")
 			}
@@ -43,9 +45,10 @@ func init() {
 				return eachNode(ctx, t, func(n *cluster.Node, ctx context.Context) error { return n.SetClock(ctx, 0) })
 			}
 			return heal, eachNode(ctx, t, func(n *cluster.Node, ctx context.Context) error { return n.SetClock(ctx, by) })
-		}))
-	registerFault("kill-connections", "primary", "close every client connection of the nodes (CLIENT KILL TYPE normal): the server and its keys live on, and each client must reconnect; nothing to heal",
-		FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
+		})})
+	RegisterFault(FaultDecl{Name: "kill-connections", Target: "primary", Summary: "close every client connection of the nodes (CLIENT KILL TYPE normal): the server and its keys live on, and each client must reconnect; nothing to heal",
+		ByCommand: true,
+		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 			return nil, eachNode(ctx, t, func(n *cluster.Node, ctx context.Context) error {
 				rdb := n.PatientClient()
 				defer rdb.Close()
@@ -54,9 +57,10 @@ func init() {
 				}
 				return nil
 			})
-		}))
-	registerFault("sentinel-failover", "sentinel", "ask a Sentinel for a graceful failover (SENTINEL FAILOVER) and wait until another node is master",
-		FaultFunc(sentinelFailover))
+		})})
+	RegisterFault(FaultDecl{Name: "sentinel-failover", Target: "sentinel", Summary: "ask a Sentinel for a graceful failover (SENTINEL FAILOVER) and wait until another node is master",
+		ByCommand: true,
+		Fault:     FaultFunc(sentinelFailover)})
 }
 
 func isolate(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
@@ -91,4 +95,14 @@ func sentinelFailover(ctx context.Context, env Env, t Target, _ time.Duration) (
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// clockJumpSize is a random clock jump: forward or back by one to three
+// TTLs, so that leases expire early or late.
+func clockJumpSize(rng *rand.Rand, ttl time.Duration) time.Duration {
+	by := ttl + time.Duration(rng.Int64N(int64(2*ttl)+1))
+	if rng.IntN(2) == 0 {
+		by = -by
+	}
+	return by
 }

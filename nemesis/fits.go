@@ -2,13 +2,15 @@ package nemesis
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/deadbolt-lab/deadbolt/internal/suggest"
 )
 
 // Needs is what a schedule asks of the cluster it runs on, known before
-// any container starts.
+// any container starts: what its faults declare (FaultDecl.Needs), with
+// what their targets need.
 type Needs struct {
 	// Topology is "" when any will do, else the topologies it runs on
 	// ("sentinel|cluster"): see Allows.
@@ -42,20 +44,16 @@ func NeedsOf(name string, p Params) (Needs, error) {
 		case "":
 			a.target = fe.target
 		case "random":
-			a.target = randomTarget(fe.target)
+			a.target = fe.randomTarget()
 		}
-		switch a.fault {
-		case "clock-jump":
-			need.ClockFaults = true
-		case "link-delay", "link-cut":
-			need.LinkFaults = true
-		}
-		req := fe.topology
+		need.ClockFaults = need.ClockFaults || fe.decl.Needs.ClockFaults
+		need.LinkFaults = need.LinkFaults || fe.decl.Needs.LinkFaults
+		req := fe.decl.Needs.Topology
 		switch kind, _, _ := strings.Cut(a.target, ":"); kind {
 		case "primary", "replica":
-			req, _ = narrow(req, onFailover)
+			req, _ = narrow(req, OnFailover)
 		case "sentinel":
-			req, _ = narrow(req, onSentinel)
+			req, _ = narrow(req, OnSentinel)
 		}
 		both, ok := narrow(need.Topology, req)
 		if !ok {
@@ -66,15 +64,53 @@ func NeedsOf(name string, p Params) (Needs, error) {
 	return need, nil
 }
 
-// byCommand are the faults on nodes made by a Redis command alone, which a
-// deployment deadbolt did not start still takes.
-var byCommand = map[string]bool{"sentinel-failover": true, "kill-connections": true}
-
 // NodeFaults lists the faults of a schedule that act on nodes (kill,
 // restart, freeze, isolate, move a clock, fail over): they need deadbolt's
 // own containers, and a run against an existing deployment (--target)
-// cannot have them. Client and link faults are not listed.
+// cannot have them. Client and link faults are not listed, nor those a
+// Redis command alone makes (FaultDecl.ByCommand).
 func NodeFaults(name string, p Params) ([]string, error) {
+	aims, err := aimsOf(name, p)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range aims {
+		target := s.Target
+		if target == "" {
+			target = faults[s.Fault].target
+		}
+		switch kind, _, _ := strings.Cut(target, ":"); {
+		case kind == "client" || kind == "holder" || kind == "link":
+		case faults[s.Fault].decl.ByCommand:
+		default:
+			out = append(out, s.Fault+" on "+target)
+		}
+	}
+	return out, nil
+}
+
+// FaultsOf lists the faults the named schedule with p strikes, each once,
+// in the order it first strikes them (the random schedule: its choices).
+func FaultsOf(name string, p Params) ([]string, error) {
+	aims, err := aimsOf(name, p)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range aims {
+		if !slices.Contains(out, s.Fault) {
+			out = append(out, s.Fault)
+		}
+	}
+	return out, nil
+}
+
+// aimsOf are the steps the named schedule with p may strike: a plan's (a
+// preset's one), or each of the random schedule's faults on its random
+// target. A schedule registered from outside, of another type, has none
+// that can be told before it runs.
+func aimsOf(name string, p Params) ([]Step, error) {
 	n, err := New(name, p)
 	if err != nil {
 		return nil, err
@@ -89,21 +125,8 @@ func NodeFaults(name string, p Params) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			aims = append(aims, Step{Fault: f, Target: randomTarget(fe.target)})
+			aims = append(aims, Step{Fault: f, Target: fe.randomTarget()})
 		}
 	}
-	var out []string
-	for _, s := range aims {
-		target := s.Target
-		if target == "" {
-			target = faults[s.Fault].target
-		}
-		switch kind, _, _ := strings.Cut(target, ":"); {
-		case kind == "client" || kind == "holder" || kind == "link":
-		case byCommand[s.Fault]:
-		default:
-			out = append(out, s.Fault+" on "+target)
-		}
-	}
-	return out, nil
+	return aims, nil
 }

@@ -12,17 +12,17 @@ import (
 // the catalogue, a target selector and a moment, built from the
 // scenario's parameters. A preset is one registry line.
 func init() {
-	preset("isolate-primary", onFailover,
+	preset("isolate-primary", OnFailover,
 		"cut the master off from its replicas and Sentinels, or a cluster's slot master from the other nodes (clients still reach it), until a replica is promoted, then heal",
 		func(p Params) (Step, error) {
 			return Step{Fault: "isolate-primary", Target: "primary", After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second), Until: UntilFailover}, nil
 		})
-	preset("kill-primary", onFailover,
+	preset("kill-primary", OnFailover,
 		"SIGKILL the master (a cluster's slot master), let a replica be promoted, restart the old master (empty: no persistence)",
 		func(p Params) (Step, error) {
 			return Step{Fault: "kill", Target: "primary", After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second), Until: UntilFailover}, nil
 		})
-	preset("kill-minority", "independent",
+	preset("kill-minority", OnIndependent,
 		"SIGKILL a minority of the independent masters and restart them (empty) only after the lease TTL has passed",
 		func(p Params) (Step, error) {
 			return Step{Fault: "kill", Target: "minority", After: or(p.After, 3*time.Second), For: or(p.For, time.Second), TTLs: 1}, nil
@@ -61,13 +61,13 @@ func init() {
 // preset registers a named schedule that runs one step built from the
 // scenario's parameters.
 func preset(name, topology, summary string, step func(Params) (Step, error)) {
-	register(name, topology, summary, func(p Params) Nemesis {
+	RegisterSchedule(ScheduleDecl{Name: name, Topology: topology, Summary: summary, New: func(p Params) Nemesis {
 		s, err := step(p)
 		if err != nil {
 			return invalid{err}
 		}
 		return &Plan{Steps: []Step{s}}
-	})
+	}})
 }
 
 // clientStep aims fault at the holder of p.Key (shown by p.On; client slot

@@ -4,15 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
 )
 
 func init() {
-	register("random", "",
-		"a seeded mix of the chosen faults (--faults), one at a time, each on a seed-chosen target for a seeded time, at seeded intervals",
-		func(p Params) Nemesis { return &Random{P: p} })
+	RegisterSchedule(ScheduleDecl{Name: "random",
+		Summary: "a seeded mix of the chosen faults (--faults), one at a time, each on a seed-chosen target for a seeded time, at seeded intervals",
+		New:     func(p Params) Nemesis { return &Random{P: p} }})
 }
 
 // Random is the soak schedule: until the run ends it waits a seeded gap,
@@ -29,7 +30,8 @@ func (n *Random) hold(ttl time.Duration) time.Duration  { return or(n.P.For, 2*t
 // Span is the start: the schedule itself lasts as long as the run.
 func (n *Random) Span(time.Duration) time.Duration { return n.P.After }
 
-// randomTarget is the seed-chosen counterpart of a fault's default target.
+// randomTarget is the seed-chosen counterpart of a fault's default target,
+// by the target's kind (a fault may declare its own: FaultDecl).
 func randomTarget(def string) string {
 	kind, _, _ := strings.Cut(def, ":")
 	switch kind {
@@ -66,7 +68,7 @@ func (n *Random) Run(ctx context.Context, env Env) error {
 	var all []error
 	plan := &Plan{}
 	for drawn := 0; ctx.Err() == nil; drawn++ {
-		sleep(ctx, jitter(env, n.every(env.TTL)))
+		sleep(ctx, jitter(env.Rng, n.every(env.TTL)))
 		if ctx.Err() != nil {
 			break
 		}
@@ -87,25 +89,23 @@ func (n *Random) Run(ctx context.Context, env Env) error {
 	return errors.Join(all...)
 }
 
-// step draws the next fault: which, on what, for how long, by how much.
-func (n *Random) step(env Env) Step {
-	name := n.P.Faults[env.Rng.IntN(len(n.P.Faults))]
+// step draws the next fault of a run.
+func (n *Random) step(env Env) Step { return n.Draw(env.Rng, env.TTL) }
+
+// Draw is the next fault the schedule strikes, drawn from rng for leases
+// of ttl: which fault, on what (its declared random target), for how long,
+// by how much (its declared Size).
+func (n *Random) Draw(rng *rand.Rand, ttl time.Duration) Step {
+	name := n.P.Faults[rng.IntN(len(n.P.Faults))]
 	e := faults[name]
-	s := Step{Fault: name, Target: randomTarget(e.target), For: jitter(env, n.hold(env.TTL))}
-	switch name {
-	case "clock-jump":
-		// Forward or back by one to three TTLs: leases expire early or late.
-		s.By = env.TTL + time.Duration(env.Rng.Int64N(int64(2*env.TTL)+1))
-		if env.Rng.IntN(2) == 0 {
-			s.By = -s.By
-		}
-	case "link-delay":
-		s.By = env.TTL + time.Duration(env.Rng.Int64N(int64(env.TTL)+1))
+	s := Step{Fault: name, Target: e.randomTarget(), For: jitter(rng, n.hold(ttl))}
+	if e.decl.Size != nil {
+		s.By = e.decl.Size(rng, ttl)
 	}
 	return s
 }
 
 // jitter is d scaled by a seeded factor in [0.5, 1.5).
-func jitter(env Env, d time.Duration) time.Duration {
-	return d/2 + time.Duration(env.Rng.Int64N(int64(d)+1))
+func jitter(rng *rand.Rand, d time.Duration) time.Duration {
+	return d/2 + time.Duration(rng.Int64N(int64(d)+1))
 }

@@ -1,19 +1,38 @@
 package nemesis
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 )
 
 // Topology requirements are "" (any topology) or the topologies a schedule
-// or fault runs on, separated by "|".
+// or fault runs on, separated by "|": a fault declares one in its Needs, a
+// schedule at its registration.
 const (
-	// onFailover is where a node is the master with replicas that take
+	// OnFailover is where a node is the master with replicas that take
 	// over: the primary and replica selectors resolve there.
-	onFailover = "sentinel|cluster"
-	onSentinel = "sentinel"
-	onCluster  = "cluster"
+	OnFailover    = endpoints.Sentinel + "|" + endpoints.Cluster
+	OnSentinel    = endpoints.Sentinel
+	OnCluster     = endpoints.Cluster
+	OnIndependent = endpoints.Independent
 )
+
+// checkTopologies rejects a requirement that names no topology deadbolt
+// runs.
+func checkTopologies(req string) error {
+	if req == "" {
+		return nil
+	}
+	for _, t := range strings.Split(req, "|") {
+		if !slices.Contains([]string{endpoints.Independent, endpoints.Sentinel, endpoints.Cluster}, t) {
+			return fmt.Errorf("unknown topology %q in %q (known: %s, %s, %s)", t, req, endpoints.Independent, endpoints.Sentinel, endpoints.Cluster)
+		}
+	}
+	return nil
+}
 
 // allows reports whether requirement req admits topology t.
 func allows(req, t string) bool {

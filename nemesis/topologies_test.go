@@ -7,13 +7,13 @@ import (
 )
 
 func TestTopologyRequirementsNarrowToWhatEveryFaultAdmits(t *testing.T) {
-	both, ok := narrow(onFailover, onSentinel)
+	both, ok := narrow(OnFailover, OnSentinel)
 	require.True(t, ok)
 	require.Equal(t, "sentinel", both)
-	both, ok = narrow("", onCluster)
+	both, ok = narrow("", OnCluster)
 	require.True(t, ok)
 	require.Equal(t, "cluster", both)
-	_, ok = narrow(onSentinel, onCluster)
+	_, ok = narrow(OnSentinel, OnCluster)
 	require.False(t, ok, "no topology has both a Sentinel and a cluster election")
 
 	need, err := NeedsOf("plan", Params{Steps: []Step{{Fault: "isolate-primary", Target: "primary"}}})

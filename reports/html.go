@@ -104,28 +104,26 @@ func renderRun(d *runData, dir string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// modelKeys says which keys porcupine's view shows: the ones the lease-lock
-// check failed or could not decide, else every key.
+// modelKeys says which keys porcupine's view shows: the ones the model
+// check failed or could not decide, else every key. The check is the one
+// whose details name failed or undecided keys (the lease-lock model's).
 func modelKeys(r *Results) string {
 	for _, c := range r.Checks {
-		if c.Checker != "lease-lock" {
-			continue
-		}
-		var ll struct {
+		var keys struct {
 			FailedKeys  []string `json:"failed_keys"`
 			UnknownKeys []string `json:"unknown_keys"`
 		}
 		// Details is the checker's own type in a run, a JSON object when
 		// read back from results.json: either way its JSON form.
 		if b, err := json.Marshal(c.Details); err == nil {
-			_ = json.Unmarshal(b, &ll)
+			_ = json.Unmarshal(b, &keys)
 		}
 		var parts []string
-		if len(ll.FailedKeys) > 0 {
-			parts = append(parts, "no legal order for "+strings.Join(ll.FailedKeys, ", "))
+		if len(keys.FailedKeys) > 0 {
+			parts = append(parts, "no legal order for "+strings.Join(keys.FailedKeys, ", "))
 		}
-		if len(ll.UnknownKeys) > 0 {
-			parts = append(parts, "undecided: "+strings.Join(ll.UnknownKeys, ", "))
+		if len(keys.UnknownKeys) > 0 {
+			parts = append(parts, "undecided: "+strings.Join(keys.UnknownKeys, ", "))
 		}
 		if len(parts) > 0 {
 			return strings.Join(parts, "; ")

@@ -43,8 +43,8 @@ func Damage(r *Results) string {
 		parts = append(parts, fmt.Sprintf("stuck %s", time.Duration(r.Metric("unavailable_ms"))*time.Millisecond))
 	}
 	for _, c := range r.Checks {
-		if c.Checker == "fencing" && !c.Applicable {
-			parts = append(parts, "no fencing")
+		if c.Damage != "" {
+			parts = append(parts, c.Damage)
 		}
 	}
 	if len(parts) == 0 {

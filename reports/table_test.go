@@ -78,3 +78,13 @@ func TestMarkdownNamesTheEvidence(t *testing.T) {
 	r.Matches = false
 	require.Contains(t, Markdown(r), "does NOT match")
 }
+
+// The damage column takes what a result says of itself, whichever checker
+// (one registered outside deadbolt too) wrote it.
+func TestDamageTakesWhatAResultDeclares(t *testing.T) {
+	r := &Results{Checks: []checker.Result{
+		{Checker: "audit-trail", Verdict: checker.Valid, Damage: "no audit trail"},
+		{Checker: "fencing", Verdict: checker.Valid, Applicable: false},
+	}}
+	require.Equal(t, "no audit trail", Damage(r))
+}

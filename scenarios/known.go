@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/deadbolt-lab/deadbolt/locks"
+	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
 // The known-results table (known.json): for a failure, named by the
@@ -59,12 +60,13 @@ func Cell(template Scenario, lock string) Scenario {
 	c.Description = fmt.Sprintf("%s [lock %s in place of %s]", template.Description, lock, template.Lock)
 	c.Lock, c.Expect, c.CI, c.Driver = lock, Expected(template.Name, lock), false, ""
 	c.LockOptions.Sentinel = ""
-	if locks.Fencing(lock) && c.Workload == "counter" {
-		// A lock that hands out fencing tokens guards the counter with the
-		// register that checks them, so that the matrix shows Kleppmann's
-		// remedy in place, not a token nobody reads (apply does the same
-		// for a driver's lock that declares fencing).
-		c.Workload = "fenced"
+	if k, err := workloads.Get(c.Workload); err == nil && k.FencedAs != "" && locks.Fencing(lock) {
+		// A lock that hands out fencing tokens guards the resource with the
+		// workload that checks them (the counter's register that refuses a
+		// stale token), so that the matrix shows Kleppmann's remedy in
+		// place, not a token nobody reads (apply does the same for a
+		// driver's lock that declares fencing).
+		c.Workload = k.FencedAs
 	}
 	return c
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/drivers"
 	"github.com/deadbolt-lab/deadbolt/internal/suggest"
+	"github.com/deadbolt-lab/deadbolt/locks"
+	"github.com/deadbolt-lab/deadbolt/nemesis"
 )
 
 // The lock x failure matrix: each failure is staged by template scenarios
@@ -33,6 +35,41 @@ type Failure struct {
 	Judged bool `json:"judged,omitempty"`
 	// Upstream is where the library's tracker records a finding's bug.
 	Upstream string `json:"upstream,omitempty"`
+	// Faults are what its templates strike, by `deadbolt faults`' names,
+	// each once: filled from the templates' schedules, never written.
+	Faults []string `json:"-"`
+}
+
+// Legend says what goes wrong and with which faults.
+func (f Failure) Legend() string {
+	if len(f.Faults) == 0 {
+		return f.What + " (no fault: the lock's own doing)"
+	}
+	return f.What + " (faults: " + strings.Join(f.Faults, ", ") + ")"
+}
+
+// withFaults is fs, each with the faults its templates strike.
+func withFaults(fs []Failure) []Failure {
+	out := slices.Clone(fs)
+	for i := range out {
+		out[i].Faults = nil
+		for _, t := range out[i].Templates {
+			s, err := Get(t)
+			if err != nil {
+				continue // a test checks every template
+			}
+			names, err := nemesis.FaultsOf(s.Nemesis, s.Fault)
+			if err != nil {
+				continue // as Get: registered scenarios are checked
+			}
+			for _, n := range names {
+				if !slices.Contains(out[i].Faults, n) {
+					out[i].Faults = append(out[i].Faults, n)
+				}
+			}
+		}
+	}
+	return out
 }
 
 var failures = mustFailures(failuresJSON)
@@ -45,8 +82,9 @@ func mustFailures(b []byte) []Failure {
 	return fs // the templates are registered later (init): a test checks them
 }
 
-// Failures are the matrix's columns, in their order.
-func Failures() []Failure { return slices.Clone(failures) }
+// Failures are the matrix's columns, in their order, each with the faults
+// it strikes.
+func Failures() []Failure { return withFaults(failures) }
 
 // FailureNames names the failures, in order.
 func FailureNames() []string {
@@ -57,8 +95,9 @@ func FailureNames() []string {
 	return out
 }
 
-// DebateLocks are the matrix's default rows: the locks of the Redlock debate.
-var DebateLocks = []string{"simple", "simple-wait", "reentrant", "fair", "multilock", "fenced", "redlock", "redsync", "bsm"}
+// DebateLocks are the matrix's default rows: the locks that declare
+// themselves the Redlock debate's (locks.InDebate), sorted.
+func DebateLocks() []string { return locks.Debate() }
 
 // MatrixCell is one lock under one failure: the scenario that stages it,
 // or, when no template fits the lock, why not.
@@ -75,7 +114,7 @@ type MatrixCell struct {
 // (failures), each judged with o (the driver and its locks) before anything
 // starts. An unknown failure or lock is an error.
 func Cells(locks, failureNames []string, o RunOptions) ([]MatrixCell, error) {
-	return cellsOf(failures, locks, failureNames, o)
+	return cellsOf(Failures(), locks, failureNames, o)
 }
 
 // AuditFailures are the audit's columns: the matrix's failures, then one
@@ -89,7 +128,7 @@ func AuditFailures() []Failure {
 		}
 		out = append(out, Failure{Name: n, What: s.Description, Templates: []string{n}, Judged: true, Upstream: s.Upstream})
 	}
-	return out
+	return withFaults(out)
 }
 
 // AuditCells are Cells over the audit's columns (AuditFailures).
@@ -107,11 +146,7 @@ func cellsOf(failures []Failure, locks, failureNames []string, o RunOptions) ([]
 	for _, n := range failureNames {
 		f, ok := byName[n]
 		if !ok {
-			var known []string
-			for _, f := range failures {
-				known = append(known, f.Name)
-			}
-			return nil, fmt.Errorf("unknown failure %q (known: %s)%s", n, strings.Join(known, ", "), suggest.Hint(n, known))
+			return nil, unknownFailure(failures, n)
 		}
 		cols = append(cols, f)
 	}
@@ -152,6 +187,25 @@ func cellsOf(failures []Failure, locks, failureNames []string, o RunOptions) ([]
 		}
 	}
 	return cells, nil
+}
+
+// unknownFailure says that no failure is named n, and which failures
+// strike n when it is a fault's name (`deadbolt faults`).
+func unknownFailure(failures []Failure, n string) error {
+	var known, striking []string
+	for _, f := range failures {
+		known = append(known, f.Name)
+		if slices.Contains(f.Faults, n) {
+			striking = append(striking, f.Name)
+		}
+	}
+	if _, err := nemesis.FaultOf(n); err == nil {
+		if len(striking) == 0 {
+			return fmt.Errorf("%q is a fault (deadbolt faults), not a failure, and no failure strikes it: a failure is what goes wrong, staged by its templates (known: %s)", n, strings.Join(known, ", "))
+		}
+		return fmt.Errorf("%q is a fault (deadbolt faults), not a failure: the failures that strike it are %s (known: %s)", n, strings.Join(striking, ", "), strings.Join(known, ", "))
+	}
+	return fmt.Errorf("unknown failure %q (known: %s)%s", n, strings.Join(known, ", "), suggest.Hint(n, known))
 }
 
 // Row names the cell's row: its lock, and its server when the matrix has a

@@ -7,6 +7,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/locks"
+	"github.com/deadbolt-lab/deadbolt/nemesis"
 )
 
 // Every failure's templates are registered scenarios, and a template's
@@ -21,6 +22,35 @@ func TestFailuresNameRegisteredTemplatesWithJudgedLocks(t *testing.T) {
 			require.NotEqual(t, Unknown, Expected(name, s.Lock), "%s: %s's own lock is judged", f.Name, name)
 		}
 	}
+}
+
+// A failure names the faults its templates strike, by `deadbolt faults`'
+// names; a failure named as a fault strikes that fault; and a fault's name
+// where a failure's is expected says which failures strike it.
+func TestFailuresNameTheFaultsTheyStrike(t *testing.T) {
+	byName := map[string]Failure{}
+	for _, f := range Failures() {
+		byName[f.Name] = f
+		for _, fault := range f.Faults {
+			require.Contains(t, nemesis.Faults(), fault, f.Name)
+		}
+		if _, err := nemesis.FaultOf(f.Name); err == nil {
+			require.Contains(t, f.Faults, f.Name, "failure %s is named as a fault it must strike", f.Name)
+		}
+	}
+	require.Equal(t, []string{"isolate-primary", "kill"}, byName["failover"].Faults)
+	require.Equal(t, []string{"link-cut"}, byName["partition"].Faults)
+	require.Equal(t, []string{"link-delay"}, byName["reply-delay"].Faults)
+	require.Empty(t, byName["nesting"].Faults)
+	require.Contains(t, byName["partition"].Legend(), "(faults: link-cut)")
+	require.Contains(t, byName["nesting"].Legend(), "no fault")
+
+	_, err := Cells([]string{"simple"}, []string{"link-delay"}, RunOptions{})
+	require.ErrorContains(t, err, `"link-delay" is a fault (deadbolt faults), not a failure: the failures that strike it are reply-delay`)
+	_, err = Cells([]string{"simple"}, []string{"pause-node"}, RunOptions{})
+	require.ErrorContains(t, err, "no failure strikes it")
+	_, err = Cells([]string{"simple"}, []string{"paus"}, RunOptions{})
+	require.ErrorContains(t, err, `unknown failure "paus"`)
 }
 
 // A lock's cell is the last template it can run in: a single-master lock
@@ -66,13 +96,19 @@ func TestCellsRefuseUnknownFailuresAndLocks(t *testing.T) {
 	require.ErrorContains(t, err, "nolock")
 }
 
+// The matrix's rows are the locks that declare themselves the debate's,
+// where they are registered: the nine of the Redlock debate.
+func TestTheDebatesLocksAreDeclaredByTheLocks(t *testing.T) {
+	require.ElementsMatch(t, []string{"simple", "simple-wait", "reentrant", "fair", "multilock", "fenced", "redlock", "redsync", "bsm"}, DebateLocks())
+}
+
 // The debate's matrix: every lock of the debate has a cell under every
 // failure (a single-master form or a RedLock form of each), but a lock
 // family's own failure: nesting runs only the locks that declare re-entry,
 // queue order only the locks that keep a queue, and the others' cells say
 // so.
 func TestTheDebatesMatrixCoversEveryLock(t *testing.T) {
-	cells, err := Cells(DebateLocks, FailureNames(), RunOptions{Seed: 1})
+	cells, err := Cells(DebateLocks(), FailureNames(), RunOptions{Seed: 1})
 	require.NoError(t, err)
 	family := map[string]struct {
 		has func(string) bool

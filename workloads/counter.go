@@ -7,13 +7,14 @@ import (
 )
 
 func init() {
-	register(Kind{
+	Register(Kind{
 		Name: "counter",
 		Summary: "under the lock, read a register, work for a random time, write the value + 1; " +
 			"lost updates = acknowledged increments minus the final value",
 		Checkers:  checks("lost-updates"),
 		Resource:  true,
 		NeedsKeys: true,
+		FencedAs:  "fenced",
 		New:       newCounter,
 	})
 }

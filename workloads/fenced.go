@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	register(Kind{
+	Register(Kind{
 		Name: "fenced",
 		Summary: "the counter behind a fencing-aware register: every read and write carries the lease's fencing token, " +
 			"and a token lower than the highest seen is rejected (a lock without tokens runs unfenced, and says so)",

@@ -13,7 +13,7 @@ func init() {
 		if via == history.ViaReacquire {
 			name, how = "keepalive", "acquires it again through the same lock object"
 		}
-		register(Kind{
+		Register(Kind{
 			Name: name,
 			Summary: "hold a key for several TTLs (the hold time), as a heartbeat does: read the key's counter, wait a third of the TTL, " +
 				"ask the lock to go on (the holder " + how + "), and write the value + 1 only on its yes; stop on the first no",

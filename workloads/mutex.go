@@ -3,7 +3,7 @@ package workloads
 import "context"
 
 func init() {
-	register(Kind{
+	Register(Kind{
 		Name:      "mutex",
 		Summary:   "a plain critical section: lock a random key, hold it for a random time, release; no resource",
 		Checkers:  checks(),

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register(Kind{
+	Register(Kind{
 		Name: "orders",
 		Summary: "a flash sale: a limited stock, one order per user, each purchase under the user's lock " +
 			"lock:order:<user>; counts duplicate orders and oversold units",

@@ -109,14 +109,20 @@ type Kind struct {
 	// Calls are the calls on a held lease the clients make (locks.CallExtend,
 	// locks.CallReacquire): the lock must offer each.
 	Calls []string
-	New   func(Config) Workload
+	// FencedAs is the workload that guards the same resource with the
+	// lease's fencing tokens: the matrix runs it in this one's place for a
+	// lock that hands tokens out ("": none).
+	FencedAs string
+	New      func(Config) Workload
 }
 
 var registry = map[string]Kind{}
 
-func register(k Kind) {
-	if _, dup := registry[k.Name]; dup {
-		panic("workloads: duplicate " + k.Name)
+// Register makes a workload selectable by name (a scenario's "workload");
+// workload files call it from init. It panics on a kind no run could use.
+func Register(k Kind) {
+	if err := k.check(); err != nil {
+		panic("workloads: " + k.Name + ": " + err.Error())
 	}
 	if !slices.Contains(k.Checkers, "uses") {
 		// What the lock's answers led to is judged in every workload: a
@@ -124,6 +130,21 @@ func register(k Kind) {
 		k.Checkers = append(slices.Clone(k.Checkers), "uses")
 	}
 	registry[k.Name] = k
+}
+
+func (k Kind) check() error {
+	if _, dup := registry[k.Name]; dup {
+		return fmt.Errorf("registered twice")
+	}
+	if k.Name == "" || k.Summary == "" || k.New == nil {
+		return fmt.Errorf("a workload needs a name, a summary and New")
+	}
+	for _, c := range k.Checkers {
+		if err := checker.Lookup(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Get returns the named workload kind.

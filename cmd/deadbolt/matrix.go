@@ -28,9 +28,9 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("matrix", flag.ContinueOnError)
 	var f runFlags
 	f.register(fs, false)
-	lockNames := append([]string(nil), scenarios.DebateLocks...)
+	lockNames := scenarios.DebateLocks()
 	failureNames := scenarios.FailureNames()
-	fs.Func("locks", "comma-separated locks, the rows (default: "+strings.Join(scenarios.DebateLocks, ",")+")", nameList("lock", &lockNames))
+	fs.Func("locks", "comma-separated locks, the rows (default: "+strings.Join(scenarios.DebateLocks(), ",")+")", nameList("lock", &lockNames))
 	fs.Func("faults", "comma-separated failures, the columns (default: "+strings.Join(failureNames, ",")+")", nameList("failure", &failureNames))
 	var sr seededRuns
 	sr.register(fs)
@@ -176,7 +176,7 @@ func newMatrix(g grid, base uint64, seeds int, shard shardFlag) reports.Matrix {
 	}
 	for _, fl := range g.failures {
 		if slices.Contains(g.cols, fl.Name) {
-			m.Failures = append(m.Failures, reports.MatrixFailure{Name: fl.Name, What: fl.What, Upstream: fl.Upstream})
+			m.Failures = append(m.Failures, reports.MatrixFailure{Name: fl.Name, What: fl.Legend(), Upstream: fl.Upstream})
 		}
 	}
 	return m

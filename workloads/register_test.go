@@ -1,0 +1,131 @@
+package workloads_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/checker"
+	"github.com/deadbolt-lab/deadbolt/client/clienttest"
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/workloads"
+)
+
+// A workload defined outside the package, as a Go user adds one: it takes
+// the first key it is given every time, holds it for the session's work
+// time and touches no resource.
+type firstKey struct{ key string }
+
+func (w firstKey) Setup(context.Context, *workloads.Harness) error { return nil }
+func (w firstKey) Final(context.Context, *workloads.Harness) error { return nil }
+func (w firstKey) Next(*workloads.Session) string                  { return w.key }
+func (w firstKey) Critical(_ context.Context, s *workloads.Session, l *workloads.Lease) {
+	s.Hold(s.Work(), l)
+}
+
+func init() {
+	workloads.Register(workloads.Kind{
+		Name:      "first-key",
+		Summary:   "every client locks the first key, holds it for a random time and releases: all contention on one key",
+		Checkers:  append(slices.Clone(checker.DefaultCheckers), "fencing"),
+		NeedsKeys: true,
+		New:       func(c workloads.Config) workloads.Workload { return firstKey{key: c.Keys[0]} },
+	})
+}
+
+func TestAWorkloadRegisteredOutsideIsFoundWithItsCheckers(t *testing.T) {
+	require.Contains(t, workloads.Names(), "first-key")
+	k, err := workloads.Get("first-key")
+	require.NoError(t, err)
+	require.True(t, k.NeedsKeys)
+	require.Subset(t, k.Checkers, checker.DefaultCheckers)
+	require.Contains(t, k.Checkers, "fencing")
+	require.Contains(t, k.Checkers, "uses", "every workload judges what the lock's answers led to")
+	w := k.New(workloads.Config{Keys: []string{"k7", "k8"}})
+	require.Equal(t, firstKey{key: "k7"}, w)
+
+	_, err = workloads.Get("first-kye")
+	require.ErrorContains(t, err, `did you mean "first-key"`)
+}
+
+// The workload from outside runs as the built-in ones do: real client
+// processes lock the first key over a real Redis, and the checkers it
+// declared judge the history valid under a correct lock.
+func TestAWorkloadRegisteredOutsideRuns(t *testing.T) {
+	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
+	rec := history.NewRecorder(nil)
+	cfg := workloads.Config{
+		Clients: 3, Keys: []string{"a", "b"}, TTL: 2 * time.Second,
+		HoldMin: 5 * time.Millisecond, HoldMax: 20 * time.Millisecond, Pause: 5 * time.Millisecond,
+		Seed: 1, Lock: "simple", Endpoints: c.Endpoints(), Driver: clienttest.Command(), Rec: rec,
+	}
+	r, err := workloads.NewRunner("first-key", cfg)
+	require.NoError(t, err)
+	stop, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- r.Run(context.Background(), stop) }()
+	granted := func() bool {
+		n := 0
+		for _, op := range rec.Ops() {
+			if op.F == history.Acquire && op.Type == history.OK && op.Process >= 0 {
+				n++
+			}
+		}
+		return n >= 10
+	}
+	require.Eventually(t, granted, time.Minute, 10*time.Millisecond, "ten grants")
+	close(stop)
+	require.NoError(t, <-done)
+
+	ops := rec.Ops()
+	for _, op := range ops {
+		if op.F == history.Acquire && op.Process >= 0 {
+			require.Equal(t, "a", op.Key, "every client locks the first key")
+		}
+	}
+	k, err := workloads.Get("first-key")
+	require.NoError(t, err)
+	rep := checker.Check(ops, checker.Options{Checkers: k.Checkers})
+	require.Equal(t, checker.Valid, rep.Verdict, rep.Reason)
+	ran := map[string]bool{}
+	for _, res := range rep.Checks {
+		ran[res.Checker] = true
+	}
+	for _, name := range k.Checkers {
+		require.True(t, ran[name], "checker %s judged the run", name)
+	}
+}
+
+// A kind no run could use is refused at its registration.
+func TestRegisterRefusesWhatNoRunCouldUse(t *testing.T) {
+	build := func(workloads.Config) workloads.Workload { return firstKey{} }
+	for name, k := range map[string]workloads.Kind{
+		"duplicate":       {Name: "mutex", Summary: "again", New: build},
+		"unknown checker": {Name: "w1", Summary: "x", Checkers: []string{"no-such-checker"}, New: build},
+		"no New":          {Name: "w2", Summary: "x"},
+	} {
+		require.Panics(t, func() { workloads.Register(k) }, name)
+	}
+}
+
+// A workload's fenced counterpart is a workload whose resource checks the
+// tokens: the matrix runs it for a lock that hands them out.
+func TestFencedAsNamesAWorkloadJudgedByItsTokens(t *testing.T) {
+	found := false
+	for _, name := range workloads.Names() {
+		k, _ := workloads.Get(name)
+		if k.FencedAs == "" {
+			continue
+		}
+		found = true
+		f, err := workloads.Get(k.FencedAs)
+		require.NoError(t, err, name)
+		require.Contains(t, f.Checkers, "fencing", name)
+		require.Equal(t, k.Resource, f.Resource, name)
+	}
+	require.True(t, found, "the counter has a fenced counterpart")
+}
