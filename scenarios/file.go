@@ -214,8 +214,8 @@ func checkFault(p nemesis.Params) error {
 				return fmt.Errorf("%s.target: %w", path, err)
 			}
 		}
-		if st.By < 0 && st.Fault != "clock-jump" {
-			return fmt.Errorf("%s.by: must not be negative, got %s", path, st.By)
+		if d, _ := nemesis.FaultOf(st.Fault); st.By < 0 && !d.SignedBy {
+			return fmt.Errorf("%s.by: must not be negative for %s, got %s", path, st.Fault, st.By)
 		}
 		if err := st.Validate(); err != nil {
 			return fmt.Errorf("%s: %w", path, err)

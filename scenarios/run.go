@@ -162,8 +162,8 @@ func (s Scenario) withOverrides(o RunOptions) (Scenario, error) {
 	if err != nil {
 		return s, err
 	}
-	if s.WorkloadName() == "counter" && o.catalogue().Fencing(over.Lock) {
-		s.Workload = "fenced"
+	if kind, err := workloads.Get(s.WorkloadName()); err == nil && kind.FencedAs != "" && o.catalogue().Fencing(over.Lock) {
+		s.Workload = kind.FencedAs
 		return s.overridden(o)
 	}
 	return over, nil
