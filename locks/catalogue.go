@@ -1,6 +1,7 @@
 package locks
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -276,18 +277,27 @@ func (d Declared) TLS(name string) error {
 }
 
 // debate are the registered locks that declared themselves the Redlock
-// debate's (InDebate).
-var debate = map[string]bool{}
+// debate's (InDebate), by their row.
+var debate = map[string]int{}
 
 // InDebate declares a registered lock one of the Redlock debate's: the
-// matrix's rows unless it is told others. Lock files call it from init,
-// after Register.
-func InDebate(name string) {
+// matrix's rows unless it is told others. row places it in the table, the
+// debate's argument read top down (a single master, then the remedies,
+// then RedLock and the libraries). Lock files call it from init, after
+// Register.
+func InDebate(name string, row int) {
 	if err := Lookup(name); err != nil {
 		panic("locks: InDebate: " + err.Error())
 	}
-	debate[name] = true
+	for other, r := range debate {
+		if r == row {
+			panic(fmt.Sprintf("locks: InDebate: %s and %s both take row %d", other, name, row))
+		}
+	}
+	debate[name] = row
 }
 
-// Debate lists the locks of the Redlock debate (InDebate), sorted.
-func Debate() []string { return slices.Sorted(maps.Keys(debate)) }
+// Debate lists the locks of the Redlock debate (InDebate), by row.
+func Debate() []string {
+	return slices.SortedFunc(maps.Keys(debate), func(a, b string) int { return cmp.Compare(debate[a], debate[b]) })
+}

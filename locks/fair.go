@@ -4,7 +4,7 @@ import "github.com/redis/go-redis/v9"
 
 func init() {
 	RegisterReentrant("fair", "Redisson RFairLock: the reentrant lock plus a FIFO queue of waiters with timeouts; grants in queue order, numbered (Seq); watchdog, Lost on loss", newHashFactory(fairKind, true))
-	InDebate("fair")
+	InDebate("fair", 4)
 	RegisterReentrant("fair-lease", "fair without a watchdog: a fixed lease of TTL, Lost closed at the deadline", newHashFactory(fairKind, false))
 }
 

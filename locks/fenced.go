@@ -11,7 +11,7 @@ import (
 
 func init() {
 	RegisterFencing("fenced", "simple plus a fencing token: one script does SET NX PX and, only then, INCR key:fence", NewFenced)
-	InDebate("fenced")
+	InDebate("fenced", 6)
 }
 
 var fencedAcquireScript = script("fenced_acquire.lua")

@@ -14,7 +14,7 @@ import (
 
 func init() {
 	Register("multilock", "Redisson MultiLock: SET NX PX with one token on every one of N independent masters in parallel, all or nothing", NewMultiLock)
-	InDebate("multilock")
+	InDebate("multilock", 5)
 }
 
 // MultiLock holds a key only when it holds it on every master: unlike

@@ -13,7 +13,7 @@ import (
 
 func init() {
 	Register("redlock", "RedLock: SET NX PX on N independent masters in parallel, quorum N/2+1, validity TTL - elapsed - drift", NewRedlock)
-	InDebate("redlock")
+	InDebate("redlock", 7)
 }
 
 // Redlock is antirez's algorithm over independent masters.

@@ -14,7 +14,7 @@ import (
 
 func init() {
 	RegisterReentrant("reentrant", "Redisson RLock: hash {owner: count} on one master, re-entrant per client, watchdog renews every TTL/3, waiters woken by an unlock message, Lost on loss", newHashFactory(reentrantKind, true))
-	InDebate("reentrant")
+	InDebate("reentrant", 3)
 	RegisterReentrant("reentrant-lease", "reentrant without a watchdog: a fixed lease of TTL, Lost closed at the deadline", newHashFactory(reentrantKind, false))
 }
 

@@ -13,7 +13,7 @@ import (
 
 func init() {
 	Register("simple", "SET key token NX PX ttl on one master, owner-checked Lua release", NewSimple)
-	InDebate("simple")
+	InDebate("simple", 1)
 }
 
 // Simple is the single-instance lock: SET NX PX to take it, a script that

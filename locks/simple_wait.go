@@ -13,7 +13,7 @@ import (
 
 func init() {
 	Register("simple-wait", "simple plus WAIT 1 on the same connection; rolled back (not acquired) when no replica acknowledged in time", NewSimpleWait(1))
-	InDebate("simple-wait")
+	InDebate("simple-wait", 2)
 }
 
 // SimpleWait is the simple lock followed by WAIT numreplicas, as Redisson

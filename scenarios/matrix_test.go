@@ -97,9 +97,10 @@ func TestCellsRefuseUnknownFailuresAndLocks(t *testing.T) {
 }
 
 // The matrix's rows are the locks that declare themselves the debate's,
-// where they are registered: the nine of the Redlock debate.
+// where they are registered, in the rows they declare: the nine of the
+// Redlock debate, the argument read top down.
 func TestTheDebatesLocksAreDeclaredByTheLocks(t *testing.T) {
-	require.ElementsMatch(t, []string{"simple", "simple-wait", "reentrant", "fair", "multilock", "fenced", "redlock", "redsync", "bsm"}, DebateLocks())
+	require.Equal(t, []string{"simple", "simple-wait", "reentrant", "fair", "multilock", "fenced", "redlock", "redsync", "bsm"}, DebateLocks())
 }
 
 // The debate's matrix: every lock of the debate has a cell under every

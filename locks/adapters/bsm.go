@@ -16,7 +16,7 @@ import (
 
 func init() {
 	locks.Register("bsm", "bsm/redislock unmodified over one master group: Lua SET NX PX obtain, owner-checked release", NewBsm)
-	locks.InDebate("bsm")
+	locks.InDebate("bsm", 9)
 }
 
 // Bsm drives a redislock.Client. TTL is the obtain TTL; Retries map onto

@@ -18,7 +18,7 @@ import (
 
 func init() {
 	locks.Register("redsync", "go-redsync/redsync/v4 unmodified: one pool per master group (single instance on sentinel, Redlock on N masters)", NewRedsync)
-	locks.InDebate("redsync")
+	locks.InDebate("redsync", 8)
 }
 
 // Redsync drives a redsync.Redsync. Options map onto its mutex options:
