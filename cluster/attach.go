@@ -35,13 +35,9 @@ func Attach(target endpoints.Endpoints, linkFaults bool) (*Cluster, error) {
 	// A deployment with TLS says so with its CA (tls_ca); Check has read it.
 	tlsCfg, _ := target.TLSConfig()
 	c.dialer.SetTLS(tlsCfg)
-	hosts := map[string]int{}
-	for l := range target.Addresses {
-		host, _, _ := net.SplitHostPort(l)
-		hosts[host]++
-	}
+	names := AttachedNames(target)
 	for _, logical := range slices.Sorted(maps.Keys(target.Addresses)) {
-		host, port, err := net.SplitHostPort(logical)
+		_, port, err := net.SplitHostPort(logical)
 		if err != nil {
 			return nil, fmt.Errorf("bad target: address %q is not host:port", logical)
 		}
@@ -58,13 +54,7 @@ func Attach(target endpoints.Endpoints, linkFaults bool) (*Cluster, error) {
 		case target.Topology == Independent && !slices.Contains(target.Masters, logical):
 			continue // not one of the masters the locks use
 		}
-		// A node is named by its host, as on deadbolt's own clusters,
-		// unless several share one host (ports apart).
-		name := host
-		if hosts[host] > 1 {
-			name = logical
-		}
-		n := &Node{Name: name, Role: role, Port: p, addr: target.Addresses[logical], cl: c}
+		n := &Node{Name: names[logical], Role: role, Port: p, addr: target.Addresses[logical], cl: c}
 		c.dialer.Set(logical, n.Addr())
 		c.Nodes = append(c.Nodes, n)
 		switch role {
@@ -79,6 +69,26 @@ func Attach(target endpoints.Endpoints, linkFaults bool) (*Cluster, error) {
 	}
 	c.Spec = spec
 	return c, nil
+}
+
+// AttachedNames are the names Attach gives the target's nodes, by logical
+// address: a node is named by its host, as on deadbolt's own clusters,
+// unless several share one host (ports apart).
+func AttachedNames(target endpoints.Endpoints) map[string]string {
+	hosts := map[string]int{}
+	for l := range target.Addresses {
+		host, _, _ := net.SplitHostPort(l)
+		hosts[host]++
+	}
+	names := map[string]string{}
+	for l := range target.Addresses {
+		host, _, _ := net.SplitHostPort(l)
+		names[l] = host
+		if hosts[host] > 1 {
+			names[l] = l
+		}
+	}
+	return names
 }
 
 // ErrNotOurs is a node fault asked of a deployment deadbolt did not start.

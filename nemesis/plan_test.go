@@ -187,3 +187,23 @@ func TestAFaultOutlastsTheFaultPhaseThatEndsAfterItStruck(t *testing.T) {
 	require.GreaterOrEqual(t, time.Duration(end-start), hold, "the pause lasted its planned time")
 	require.Greater(t, end, ended, "the heal came after the fault phase ended")
 }
+
+func TestRenameNodesRenamesOnlyTheNodesASelectorNames(t *testing.T) {
+	up := func(n string) (string, bool) { return "x-" + n, n != "bad" }
+	for sel, want := range map[string]string{
+		"node:a,b":        "node:x-a,x-b",
+		"link:0:a":        "link:0:x-a",
+		"link:*:a,b":      "link:*:x-a,x-b",
+		"link:*:minority": "link:*:minority",
+		"primary":         "primary",
+		"client:*":        "client:*",
+		"holder:1":        "holder:1",
+		"majority":        "majority",
+	} {
+		got, err := nemesis.RenameNodes(sel, up)
+		require.NoError(t, err, sel)
+		require.Equal(t, want, got, sel)
+	}
+	_, err := nemesis.RenameNodes("link:0:a,bad", up)
+	require.ErrorContains(t, err, "names node bad")
+}

@@ -60,6 +60,35 @@ func checkSelector(sel string) error {
 	return fmt.Errorf("bad target %q (known: %s)", sel, SelectorHelp)
 }
 
+// RenameNodes is sel with each node it names (node:NAMES, link:S:NAMES)
+// put through rename; a name rename does not know is an error. Other
+// selectors (roles, minority, majority, clients) name no node and are
+// returned as they are.
+func RenameNodes(sel string, rename func(name string) (string, bool)) (string, error) {
+	kind, arg, _ := strings.Cut(sel, ":")
+	prefix := kind + ":"
+	switch kind {
+	case "node":
+	case "link":
+		slot, nodes, _ := strings.Cut(arg, ":")
+		prefix, arg = prefix+slot+":", nodes
+		if arg == "minority" || arg == "majority" {
+			return sel, nil
+		}
+	default:
+		return sel, nil
+	}
+	names := strings.Split(arg, ",")
+	for i, n := range names {
+		to, ok := rename(n)
+		if !ok {
+			return "", fmt.Errorf("target %q names node %s", sel, n)
+		}
+		names[i] = to
+	}
+	return prefix + strings.Join(names, ","), nil
+}
+
 // lookup asks the cluster who holds a role, again for a while if it
 // could not tell: under load a node can miss a reply (seen: CLUSTER NODES
 // timing out on three of six nodes), and the role is still held.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,6 +49,9 @@ func (s Scenario) fitTarget(target endpoints.Endpoints, need nemesis.Needs, kind
 	if s.Cluster.TLS && target.TLSCA == "" {
 		return s, fmt.Errorf("scenario %s runs with TLS, and the target names no CA (\"tls_ca\"): a --target deployment has the TLS it has, said by its tls_ca", s.Name)
 	}
+	if err := s.retarget(target); err != nil {
+		return s, err
+	}
 	// A target with TLS says so with its CA, and its locks must speak it.
 	s.Cluster = cluster.Spec{Topology: target.Topology, LinkFaults: s.Cluster.LinkFaults, Resource: kind.Resource, TLS: target.TLSCA != ""}
 	return s, nil
@@ -65,6 +71,10 @@ func attachTarget(ctx context.Context, target endpoints.Endpoints, linkFaults bo
 	return cl, nil
 }
 
+// ErrKeysTaken is a target that already holds a lock key the run would
+// use: bad input, found before any client starts.
+var ErrKeysTaken = errors.New("--target: the lock keys are taken")
+
 // keysFree checks that none of keys exists on the target's master groups.
 func keysFree(ctx context.Context, target endpoints.Endpoints, keys []string) error {
 	if len(keys) == 0 {
@@ -83,8 +93,8 @@ func keysFree(ctx context.Context, target endpoints.Endpoints, keys []string) er
 			return fmt.Errorf("--target: master group %d does not answer: %w", i+1, err)
 		}
 		if n > 0 {
-			return fmt.Errorf("--target: %d of the scenario's lock keys %v already exist on master group %d; "+
-				"deadbolt judges only locks its own clients took: delete them, or wait for their TTL", n, keys, i+1)
+			return fmt.Errorf("%w: %d of the scenario's lock keys %v already exist on master group %d; "+
+				"deadbolt judges only locks its own clients took: delete them, or wait for their TTL", ErrKeysTaken, n, keys, i+1)
 		}
 	}
 	return nil
@@ -102,4 +112,40 @@ func redacted(target *endpoints.Endpoints) *endpoints.Endpoints {
 		}
 	}
 	return &t
+}
+
+// retarget puts the target's own node names in the plan steps that name
+// nodes (node:NAMES, link:S:NAMES). A scenario names deadbolt's nodes:
+// on independent masters redis-N is the N-th master the locks use, which
+// is the target's N-th master too; a name the target's nodes do not have
+// on another topology would leave the run unknown when the step strikes,
+// so it is refused before anything starts.
+func (s *Scenario) retarget(target endpoints.Endpoints) error {
+	names := cluster.AttachedNames(target)
+	have := map[string]bool{}
+	for _, n := range names {
+		have[n] = true
+	}
+	rename := func(n string) (string, bool) {
+		if have[n] {
+			return n, true
+		}
+		if i, err := strconv.Atoi(strings.TrimPrefix(n, "redis-")); err == nil && strings.HasPrefix(n, "redis-") &&
+			target.Topology == cluster.Independent && i >= 1 && i <= len(target.Masters) {
+			return names[target.Masters[i-1]], true
+		}
+		return "", false
+	}
+	steps := slices.Clone(s.Fault.Steps)
+	for i, st := range steps {
+		sel, err := nemesis.RenameNodes(st.Target, rename)
+		if err != nil {
+			return fmt.Errorf("scenario %s's step %d: %w, which the target's nodes (%s) do not have: "+
+				"write a scenario file whose steps name the target's nodes, or a role (primary, replica), and run it with --file",
+				s.Name, i+1, err, strings.Join(slices.Sorted(maps.Keys(have)), ", "))
+		}
+		steps[i].Target = sel
+	}
+	s.Fault.Steps = steps
+	return nil
 }

@@ -38,6 +38,7 @@ import (
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
 	"github.com/deadbolt-lab/deadbolt/internal/suggest"
+	"github.com/deadbolt-lab/deadbolt/scenarios"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
@@ -124,8 +125,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "deadbolt: %s\n", ue.msg)
 		return exitBadInput
-	case errors.Is(err, workloads.ErrDriverRefused):
-		// Tried before the run: the driver does not fit, which is bad input.
+	case errors.Is(err, workloads.ErrDriverRefused), errors.Is(err, scenarios.ErrKeysTaken):
+		// Tried before the run: the driver does not fit, or the target
+		// already holds a lock key, which is bad input.
 		fmt.Fprintf(stderr, "deadbolt: %v\n", err)
 		return exitBadInput
 	default:

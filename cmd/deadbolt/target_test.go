@@ -12,6 +12,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
 
@@ -64,6 +65,18 @@ func TestTargetRunsAgainstSomeoneElsesDeployment(t *testing.T) {
 	code, out = deadboltNoDocker("run", "delay-bsm", "--target", file, "--seed", "1", "--store", store)
 	require.Equal(t, exitOK, code, out)
 	require.Contains(t, out, "delay-bsm: invalid (expected unsafe)")
+
+	// A lock key someone else holds: bad input, before any client starts.
+	sc, err := scenarios.Get("pause-simple")
+	require.NoError(t, err)
+	clients, err := e.Clients(endpoints.DefaultClientOptions())
+	require.NoError(t, err)
+	require.NoError(t, clients[0].Set(t.Context(), sc.Keys[0], "someone-elses", 0).Err())
+	code, out = deadboltNoDocker("run", "pause-simple", "--target", file, "--seed", "1", "--store", store)
+	require.Equal(t, exitBadInput, code, out)
+	require.Contains(t, out, "already exist on master group 1")
+	require.NoError(t, clients[0].Del(t.Context(), sc.Keys[0]).Err())
+	clients[0].Close()
 
 	code, out = deadboltNoDocker("run", "failover-simple", "--target", file, "--store", store)
 	require.Equal(t, exitBadInput, code, out)
