@@ -33,6 +33,9 @@ type indexPage struct {
 	// results.json could not be read.
 	Unfinished int
 	Unreadable []string
+	// Failed are the runs whose verdict contradicted their expectation,
+	// newest first: the page's first lines point to them.
+	Failed []indexRow
 }
 
 type indexRow struct {
@@ -130,5 +133,10 @@ func scanStore(root string) (indexPage, error) {
 		}
 		return a.Path < b.Path
 	})
+	for _, row := range page.Runs {
+		if row.R.Outcome() == "FAIL" {
+			page.Failed = append(page.Failed, row)
+		}
+	}
 	return page, nil
 }

@@ -40,4 +40,14 @@ func TestIndexListsEveryRunNewestFirst(t *testing.T) {
 	require.Contains(t, page, "2 runs in this store (and 1 without results")
 	require.Contains(t, page, "pause-simple/20260104T000000.000Z")
 	require.Equal(t, 1, strings.Count(page, "1 that did not"))
+
+	// The one run that contradicted its expectation is named first, with
+	// its page; the one that matched is not.
+	failed := regexp.MustCompile(`(?s)<div class="failed">(.*?)</div>`).FindStringSubmatch(page)
+	require.NotNil(t, failed, "the page points to the failing run")
+	require.Contains(t, failed[1], "1 run that did not match its expectation")
+	require.Contains(t, failed[1], `<a href="expiry-simple/20260102T000000.000Z/report.html">expiry-simple</a>`)
+	require.NotContains(t, failed[1], "failover-simple")
+	require.Less(t, strings.Index(page, `class="failed"`), strings.Index(page, "<table>"))
+	require.Contains(t, page, `<div class="wide"><table>`, "a wide table scrolls instead of being cut")
 }
