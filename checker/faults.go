@@ -18,7 +18,12 @@ type FaultWindow struct {
 	ID    string `json:"id,omitempty"`
 	Node  string `json:"node,omitempty"`
 	Start int64  `json:"start"`
-	End   int64  `json:"end"`
+	// Struck is when the strike completed (the fault-start's completion):
+	// a restart's node is down from Start to Struck and up again after,
+	// though its window lasts to End. Zero when it never completed, and
+	// in older histories.
+	Struck int64 `json:"struck,omitempty"`
+	End    int64 `json:"end"`
 	// Healed is false when no fault-end completed ok before the history
 	// ended; End is then the end of the history.
 	Healed bool `json:"healed"`
@@ -43,6 +48,21 @@ func (w FaultWindow) OnClock() bool { return strings.Contains(w.Fault, "clock") 
 // the same). A failover it leads to is recorded apart.
 func (w FaultWindow) KeepsKeys() bool {
 	return w.OnClients() || w.Fault == "pause-node" || w.Fault == "kill-connections"
+}
+
+// Span says when the fault was in effect, in words: from its start to
+// its heal, with when the strike itself completed where that took time
+// (a restart's node is down only until then).
+func (w FaultWindow) Span(seconds func(int64) string) string {
+	strike := ""
+	if w.Struck > w.Start {
+		strike = fmt.Sprintf(" (the strike took until %s)", seconds(w.Struck))
+	}
+	end := "healed at"
+	if !w.Healed {
+		end = "never healed; the history ended at"
+	}
+	return fmt.Sprintf("struck at %s%s, %s %s", seconds(w.Start), strike, end, seconds(w.End))
 }
 
 // Name reads like "isolate-primary(redis-1)", the form anomalies use.
@@ -99,6 +119,9 @@ func faultWindows(ops []history.Op, end int64) []FaultWindow {
 			delete(pending, key)
 			if ws[i].Node == "" {
 				ws[i].Node = op.Node
+			}
+			if op.Type == history.OK {
+				ws[i].Struck = op.Time
 			}
 			failed[i] = op.Type == history.Fail
 		case op.F == history.FaultEnd && op.Type == history.OK:

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,8 +19,8 @@ func TestFaultWindows(t *testing.T) {
 
 	ws := FaultWindows(ops)
 	require.Equal(t, []FaultWindow{
-		{Fault: "isolate-primary", Node: "redis-1", Start: ms(100), End: ms(300), Healed: true},
-		{Fault: "kill-minority", Node: "redis-2", Start: ms(200), End: ms(500)},
+		{Fault: "isolate-primary", Node: "redis-1", Start: ms(100), Struck: ms(100), End: ms(300), Healed: true},
+		{Fault: "kill-minority", Node: "redis-2", Start: ms(200), Struck: ms(200), End: ms(500)},
 	}, ws)
 
 	assert.Equal(t, []string{"isolate-primary(redis-1)"}, FaultsDuring(ws, ms(0), ms(150)))
@@ -45,8 +46,8 @@ func TestFaultWindowsFailedStartAndUnknownHeal(t *testing.T) {
 		build()
 
 	require.Equal(t, []FaultWindow{
-		{Fault: "pause", Node: "redis-2", Start: ms(30), End: ms(110), Healed: true},
-		{Fault: "isolate", Node: "redis-3", Start: ms(70), End: ms(90), Healed: true},
+		{Fault: "pause", Node: "redis-2", Start: ms(30), End: ms(110), Healed: true}, // struck in info: when is unknown
+		{Fault: "isolate", Node: "redis-3", Start: ms(70), Struck: ms(70), End: ms(90), Healed: true},
 	}, FaultWindows(ops))
 	assert.Equal(t, "isolate", FaultWindow{Fault: "isolate"}.Name())
 }
@@ -65,7 +66,23 @@ func TestOverlappingFaultsOfOneKindPairByInstance(t *testing.T) {
 		call(op(ms(70), history.FaultEnd, "f0"), history.OK, ms(80), nil).
 		build()
 	require.Equal(t, []FaultWindow{
-		{Fault: "pause-client", ID: "f0", Start: ms(10), End: ms(80), Healed: true},
-		{Fault: "pause-client", ID: "f2", Start: ms(30), End: ms(60), Healed: true},
+		{Fault: "pause-client", ID: "f0", Start: ms(10), Struck: ms(20), End: ms(80), Healed: true},
+		{Fault: "pause-client", ID: "f2", Start: ms(30), Struck: ms(40), End: ms(60), Healed: true},
 	}, FaultWindows(ops))
+}
+
+// A restart's node is down only while the strike runs (kill, then start
+// again); its window lasts to the step's heal. The span says both.
+func TestFaultSpanSaysWhenTheStrikeEnded(t *testing.T) {
+	n := history.NemesisProcess
+	ops := newHistory().
+		call(history.Op{Time: ms(500), Process: n, F: history.FaultStart, Fault: "restart", Node: "redis-3"}, history.OK, ms(900), nil).
+		call(history.Op{Time: ms(12000), Process: n, F: history.FaultEnd, Fault: "restart", Node: "redis-3"}, history.OK, ms(12000), nil).
+		fault("pause-node", "redis-2", ms(100), -1).
+		build()
+	ws := FaultWindows(ops)
+	require.Len(t, ws, 2)
+	secs := func(ns int64) string { return fmt.Sprintf("%.1fs", float64(ns)/1e9) }
+	assert.Equal(t, "struck at 0.1s, never healed; the history ended at 12.0s", ws[0].Span(secs))
+	assert.Equal(t, "struck at 0.5s (the strike took until 0.9s), healed at 12.0s", ws[1].Span(secs))
 }

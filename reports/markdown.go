@@ -54,11 +54,7 @@ func Markdown(r *Results) string {
 		b.WriteString("None.\n")
 	}
 	for _, w := range r.FaultWindows {
-		healed := ""
-		if !w.Healed {
-			healed = " (never healed)"
-		}
-		fmt.Fprintf(&b, "- %s from %s to %s%s\n", w.Name(), Seconds(w.Start), Seconds(w.End), healed)
+		fmt.Fprintf(&b, "- %s: %s\n", w.Name(), w.Span(Seconds))
 	}
 	for _, o := range r.Observed {
 		fmt.Fprintf(&b, "- at %s %s\n", Seconds(o.At), o.Text())

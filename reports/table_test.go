@@ -69,7 +69,7 @@ func TestMarkdownNamesTheEvidence(t *testing.T) {
 	r := results(t)
 	md := Markdown(r)
 	require.Contains(t, md, "**Verdict: invalid**, expected unsafe: the result matches")
-	require.Contains(t, md, "- isolate-primary(redis-1) from t+2.000s to t+11.000s")
+	require.Contains(t, md, "- isolate-primary(redis-1): struck at t+2.000s, healed at t+11.000s")
 	require.Contains(t, md, "| double-holds | invalid |")
 	require.Contains(t, md, "| fencing | not applicable | no fencing")
 	require.Contains(t, md, "- lost-update at t+5.600s: key \"k\"")

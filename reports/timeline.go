@@ -232,10 +232,7 @@ func drawTimeline(d *runData, anchor func(i int) string) timeline {
 	// Faults on nodes and links touch every client: a band across all lanes.
 	faultTop := tlAxis
 	for i, w := range nodeFaults {
-		title := fmt.Sprintf("%s from %s to %s", w.Name(), Seconds(w.Start), Seconds(w.End))
-		if !w.Healed {
-			title += " (never healed)"
-		}
+		title := w.Name() + ": " + w.Span(Seconds)
 		s.rect("fault", secs(w.Start), secs(w.End), faultTop, height-faultTop, title, "")
 		s.text("faultname", secs(w.Start), faultTop+12+faultRow[i]*tlRow, w.Name(), `dx="3"`)
 	}
@@ -264,7 +261,7 @@ func drawTimeline(d *runData, anchor func(i int) string) timeline {
 		if p < 0 || !ok {
 			continue
 		}
-		title := fmt.Sprintf("%s from %s to %s", w.Name(), Seconds(w.Start), Seconds(w.End))
+		title := w.Name() + ": " + w.Span(Seconds)
 		if strings.Contains(w.Fault, "crash") {
 			s.mark("crash", secs(w.Start), laneY(i), laneY(i)+tlLane, title, "")
 			continue

@@ -179,7 +179,7 @@ func TestTheClustersFailoverIsOnTheTimelineAndInTheReport(t *testing.T) {
 	require.Contains(t, f[0].title, "the cluster promoted: master redis-1 -> redis-4")
 	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	require.NoError(t, err)
-	require.Contains(t, string(md), "- isolate-primary(redis-1) from t+1.000s to t+3.000s\n- at t+2.200s the cluster promoted: master redis-1 -> redis-4\n")
+	require.Contains(t, string(md), "- isolate-primary(redis-1): struck at t+1.000s, healed at t+3.000s\n- at t+2.200s the cluster promoted: master redis-1 -> redis-4\n")
 }
 
 // Names whose text would overprint at the default zoom stack on rows of
