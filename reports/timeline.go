@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"html"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -179,45 +180,16 @@ func drawTimeline(d *runData, anchor func(i int) string) timeline {
 	dur := math.Max(secs(d.In.End), 1)
 	pps := math.Max(tlFitW/dur, tlMinPPS)
 	pps = math.Min(pps, tlMaxW/dur)
-
-	// The names drawn at the top: the faults on nodes and links in their
-	// band, the phases after the fault phase and the cluster's failovers
-	// above the lanes. Each set takes a further row wherever its names
-	// would overprint (labelRows), and the lanes begin lower.
-	var nodeFaults []checker.FaultWindow
-	var faultNames, names []tlLabel
-	for _, w := range d.In.Faults {
-		if faultProcess(w) < 0 {
-			nodeFaults = append(nodeFaults, w)
-			faultNames = append(faultNames, tlLabel{secs(w.Start), w.Name()})
-		}
-	}
-	var phases []checker.PhaseSpan
-	for _, ph := range d.In.Phases {
-		if ph.Phase != history.PhaseFaults {
-			phases = append(phases, ph)
-			names = append(names, tlLabel{secs(ph.Start), string(ph.Phase)})
-		}
-	}
-	var failovers []checker.Observed
-	for _, o := range d.In.Observed() {
-		if o.F == history.Failover {
-			failovers = append(failovers, o)
-			names = append(names, tlLabel{secs(o.At), "failover " + o.What})
-		}
-	}
-	faultRow, faultRows := labelRows(faultNames, pps)
-	nameRow, nameRows := labelRows(names, pps)
-	g := tlGeom{faultRows: faultRows, nameRows: nameRows}
-	laneY := g.laneY
-
+	td := &timelineDraw{d: d, s: &svgDoc{pps: pps}, lane: map[int]int{}}
+	td.top(pps)
+	laneY := td.g.laneY
 	height := laneY(len(d.Lanes)) + tlPad
+	td.height = height
 	tl := timeline{DurationS: dur, PPS: pps, Height: height}
-	lane := map[int]int{}
 	for i, p := range d.Lanes {
-		lane[p] = i
+		td.lane[p] = i
 	}
-	s := &svgDoc{pps: pps}
+	s := td.s
 	width := s.x(dur)
 	s.printf(`<svg xmlns="http://www.w3.org/2000/svg" id="timeline" width="%.0f" height="%d" role="img" aria-label="timeline of the run" data-lanes="%d">`, width, height, laneY(0))
 	s.b.WriteString(`<defs><pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">` +
@@ -228,64 +200,128 @@ func drawTimeline(d *runData, anchor func(i int) string) timeline {
 		}
 	}
 	drawTicks(s, dur, height)
+	td.bands()
+	td.clientFaults()
+	tl.Keys, tl.KeyCount = td.holds()
+	td.outcomes()
+	td.anomalies(anchor)
+	s.b.WriteString(`</svg>`)
+	tl.Body = s.b.String()
 
-	// Faults on nodes and links touch every client: a band across all lanes.
+	var l strings.Builder
+	fmt.Fprintf(&l, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" class="lanes">`, tlLabelW, height)
+	fmt.Fprintf(&l, `<text x="4" y="%d">faults</text><text x="4" y="%d">anomalies</text>`, tlAxis+12, td.g.marksY()+11)
+	for i, p := range d.Lanes {
+		fmt.Fprintf(&l, `<text x="4" y="%d">process %d</text>`, laneY(i)+12, p)
+	}
+	l.WriteString(`</svg>`)
+	tl.Labels = l.String()
+	return tl
+}
+
+// timelineDraw is one timeline being drawn: the run, the SVG, and where
+// each client's lane and each name at the top lie.
+type timelineDraw struct {
+	d      *runData
+	s      *svgDoc
+	g      tlGeom
+	height int
+	lane   map[int]int // process -> lane
+	// The names drawn at the top, and the row each takes.
+	nodeFaults        []checker.FaultWindow
+	phases            []checker.PhaseSpan
+	failovers         []checker.Observed
+	faultRow, nameRow []int
+}
+
+// top finds the names drawn at the top: the faults on nodes and links in
+// their band, the phases after the fault phase and the cluster's
+// failovers above the lanes. Each set takes a further row wherever its
+// names would overprint (labelRows), and the lanes begin lower.
+func (td *timelineDraw) top(pps float64) {
+	var faultNames, names []tlLabel
+	for _, w := range td.d.In.Faults {
+		if faultProcess(w) < 0 {
+			td.nodeFaults = append(td.nodeFaults, w)
+			faultNames = append(faultNames, tlLabel{secs(w.Start), w.Name()})
+		}
+	}
+	for _, ph := range td.d.In.Phases {
+		if ph.Phase != history.PhaseFaults {
+			td.phases = append(td.phases, ph)
+			names = append(names, tlLabel{secs(ph.Start), string(ph.Phase)})
+		}
+	}
+	for _, o := range td.d.In.Observed() {
+		if o.F == history.Failover {
+			td.failovers = append(td.failovers, o)
+			names = append(names, tlLabel{secs(o.At), "failover " + o.What})
+		}
+	}
+	var faultRows, nameRows int
+	td.faultRow, faultRows = labelRows(faultNames, pps)
+	td.nameRow, nameRows = labelRows(names, pps)
+	td.g = tlGeom{faultRows: faultRows, nameRows: nameRows}
+}
+
+// bands draws what touches every client: faults on nodes and links as a
+// band across all lanes; the phases after the fault phase (heal,
+// convergence, settle, end) as a dashed line at each start; and what the
+// cluster did by itself, each master switch (a promotion), as a solid
+// line; each named at the top.
+func (td *timelineDraw) bands() {
+	s, height := td.s, td.height
 	faultTop := tlAxis
-	for i, w := range nodeFaults {
+	for i, w := range td.nodeFaults {
 		title := w.Name() + ": " + w.Span(Seconds)
 		s.rect("fault", secs(w.Start), secs(w.End), faultTop, height-faultTop, title, "")
-		s.text("faultname", secs(w.Start), faultTop+12+faultRow[i]*tlRow, w.Name(), `dx="3"`)
+		s.text("faultname", secs(w.Start), faultTop+12+td.faultRow[i]*tlRow, w.Name(), `dx="3"`)
 	}
-
-	// The run's phases after the fault phase (heal, convergence, settle,
-	// end): a dashed line at each start across every lane, named at the top.
-	nameY := g.marksY() + tlMarks - 3
-	for i, ph := range phases {
+	nameY := td.g.marksY() + tlMarks - 3
+	for i, ph := range td.phases {
 		title := fmt.Sprintf("%s from %s to %s", ph.Phase, Seconds(ph.Start), Seconds(ph.End))
 		s.mark("phase", secs(ph.Start), tlAxis, height, title, "")
-		s.text("phasename", secs(ph.Start), nameY+nameRow[i]*tlRow, string(ph.Phase), `dx="3"`)
+		s.text("phasename", secs(ph.Start), nameY+td.nameRow[i]*tlRow, string(ph.Phase), `dx="3"`)
 	}
-
-	// What the cluster did by itself: each master switch (a promotion) as a
-	// solid line across every lane, named at the top.
-	for i, o := range failovers {
+	for i, o := range td.failovers {
 		s.mark("failover", secs(o.At), tlAxis, height, Seconds(o.At)+": "+o.Text(), "")
-		s.text("failovername", secs(o.At), nameY+nameRow[len(phases)+i]*tlRow, "failover "+o.What, `dx="3"`)
+		s.text("failovername", secs(o.At), nameY+td.nameRow[len(td.phases)+i]*tlRow, "failover "+o.What, `dx="3"`)
 	}
+}
 
-	// Client faults on their lane: a pause (SIGSTOP) as a hatched band, a
-	// crash (SIGKILL) as a black mark.
-	for _, w := range d.In.Faults {
+// clientFaults draws client faults on their lane: a pause (SIGSTOP) as a
+// hatched band, a crash (SIGKILL) as a black mark.
+func (td *timelineDraw) clientFaults() {
+	laneY := td.g.laneY
+	for _, w := range td.d.In.Faults {
 		p := faultProcess(w)
-		i, ok := lane[p]
+		i, ok := td.lane[p]
 		if p < 0 || !ok {
 			continue
 		}
 		title := w.Name() + ": " + w.Span(Seconds)
 		if strings.Contains(w.Fault, "crash") {
-			s.mark("crash", secs(w.Start), laneY(i), laneY(i)+tlLane, title, "")
+			td.s.mark("crash", secs(w.Start), laneY(i), laneY(i)+tlLane, title, "")
 			continue
 		}
-		s.rect("pause", secs(w.Start), secs(w.End), laneY(i)+1, tlLane-2, title, "")
+		td.s.rect("pause", secs(w.Start), secs(w.End), laneY(i)+1, tlLane-2, title, "")
 	}
+}
 
-	keys := slices.Sorted(func(yield func(string) bool) {
-		for k := range d.In.Holds {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+// holds draws every holding window as a bar in its key's colour, outlined
+// in red when an anomaly of the resource names its lease; it returns the
+// legend's keys (when every key has a colour of its own) and their count.
+func (td *timelineDraw) holds() ([]keyColor, int) {
+	d, laneY := td.d, td.g.laneY
+	keys := slices.Sorted(maps.Keys(d.In.Holds))
 	colorOf := map[string]int{}
+	var legend []keyColor
 	for i, k := range keys {
 		colorOf[k] = i % len(keyColors)
 		if len(keys) <= len(keyColors) {
-			tl.Keys = append(tl.Keys, keyColor{k, keyColors[i]})
+			legend = append(legend, keyColor{k, keyColors[i]})
 		}
 	}
-	tl.KeyCount = len(keys)
-
-	// Leases an anomaly of the resource names: their holds get a red outline.
 	blamed := map[string]bool{}
 	for _, a := range d.Results.Anomalies {
 		if a.Kind != checker.KindDoubleHold {
@@ -296,7 +332,7 @@ func drawTimeline(d *runData, anchor func(i int) string) timeline {
 	}
 	for _, k := range keys {
 		for _, h := range d.In.Holds[k] {
-			i, ok := lane[h.Process]
+			i, ok := td.lane[h.Process]
 			if !ok {
 				continue
 			}
@@ -311,44 +347,51 @@ func drawTimeline(d *runData, anchor func(i int) string) timeline {
 			if h.Fence != 0 {
 				title += fmt.Sprintf(", fence %d", h.Fence)
 			}
-			s.rect(class, secs(h.AcquiredAt), secs(h.Until), laneY(i)+(tlLane-tlBar)/2, tlBar, title, "",
+			td.s.rect(class, secs(h.AcquiredAt), secs(h.Until), laneY(i)+(tlLane-tlBar)/2, tlBar, title, "",
 				fmt.Sprintf(`fill="%s"`, keyColors[colorOf[k]]))
 		}
 	}
+	return legend, len(keys)
+}
 
-	// Unknown outcomes (info) and the resource's writes and orders, as
-	// ticks: a write landing outside every hold is what a pause does.
-	for _, p := range d.Pairs {
+// outcomes draws unknown outcomes (info) and the resource's writes and
+// orders as ticks: a write landing outside every hold is what a pause does.
+func (td *timelineDraw) outcomes() {
+	laneY := td.g.laneY
+	for _, p := range td.d.Pairs {
 		inv := p.Invoke
-		i, ok := lane[inv.Process]
+		i, ok := td.lane[inv.Process]
 		if !ok {
 			continue
 		}
 		switch {
 		case p.Outcome() == history.Info && inv.F.IsLock():
-			s.mark("info", secs(inv.Time), laneY(i)+1, laneY(i)+tlLane-1,
+			td.s.mark("info", secs(inv.Time), laneY(i)+1, laneY(i)+tlLane-1,
 				fmt.Sprintf("%s of %s on %s: outcome unknown (invoked %s)", inv.F, inv.Lease, inv.Key, Seconds(inv.Time)), "")
 		case (inv.F == history.Write || inv.F == history.Order) && p.Outcome() != history.Fail:
 			end := inv.Time
 			if p.Complete != nil {
 				end = p.Complete.Time
 			}
-			s.mark("write", secs(end), laneY(i)+tlLane-5, laneY(i)+tlLane,
+			td.s.mark("write", secs(end), laneY(i)+tlLane-5, laneY(i)+tlLane,
 				fmt.Sprintf("%s by %s on %s: %s at %s", inv.F, inv.Lease, inv.Key, p.Outcome(), Seconds(end)), "")
 		}
 	}
+}
 
-	// Anomalies: a red mark each in the anomaly row; a double hold's
-	// overlap in red on both lanes; a resource anomaly's mark on the lane
-	// of the lease it names first.
-	marksY := g.marksY()
+// anomalies draws a red mark for each anomaly in the anomaly row; a double
+// hold's overlap in red on both lanes; a resource anomaly's mark on the
+// lane of the lease it names first.
+func (td *timelineDraw) anomalies(anchor func(i int) string) {
+	d, s, laneY := td.d, td.s, td.g.laneY
+	marksY := td.g.marksY()
 	for n, a := range d.Results.Anomalies {
 		link := anchor(n)
 		s.mark("anomaly", secs(a.At), marksY+1, marksY+tlMarks-1, a.Kind+": "+a.Text, link)
 		if a.Kind == checker.KindDoubleHold && len(a.Leases) == 2 {
 			end := overlapEnd(d.In, a)
 			for _, l := range a.Leases {
-				if i, ok := lane[d.LeaseProcess[l]]; ok {
+				if i, ok := td.lane[d.LeaseProcess[l]]; ok {
 					s.rect("overlap", secs(a.At), secs(end), laneY(i)+1, tlLane-2, a.Text, link)
 				}
 			}
@@ -356,24 +399,12 @@ func drawTimeline(d *runData, anchor func(i int) string) timeline {
 		}
 		if len(a.Leases) > 0 {
 			if p, ok := d.LeaseProcess[a.Leases[0]]; ok {
-				if i, ok := lane[p]; ok {
+				if i, ok := td.lane[p]; ok {
 					s.mark("anomaly lane", secs(a.At), laneY(i), laneY(i)+tlLane, a.Kind+": "+a.Text, link)
 				}
 			}
 		}
 	}
-	s.b.WriteString(`</svg>`)
-	tl.Body = s.b.String()
-
-	var l strings.Builder
-	fmt.Fprintf(&l, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" class="lanes">`, tlLabelW, height)
-	fmt.Fprintf(&l, `<text x="4" y="%d">faults</text><text x="4" y="%d">anomalies</text>`, tlAxis+12, g.marksY()+11)
-	for i, p := range d.Lanes {
-		fmt.Fprintf(&l, `<text x="4" y="%d">process %d</text>`, laneY(i)+12, p)
-	}
-	l.WriteString(`</svg>`)
-	tl.Labels = l.String()
-	return tl
 }
 
 // overlapEnd is where a double hold's overlap ends: the earlier end of the
