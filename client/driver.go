@@ -329,18 +329,24 @@ func (d *driver) onResource(req Request) Reply {
 	case errors.As(err, &rerr):
 		// The server ran the command and answered an error: no effect.
 		return Reply{Outcome: OutcomeFail, Error: err.Error()}
+	case locks.Classify(err) == locks.NoEffect:
+		return Reply{Outcome: OutcomeFail, Error: err.Error()}
 	case err != nil:
-		return outcome(err)
+		return Reply{Outcome: OutcomeInfo, Error: err.Error()}
 	}
 	return Reply{Outcome: OutcomeOK, Reply: jsonable(v)}
 }
 
-// outcome classifies a lock or resource error as the history does.
+// outcome classifies a lock's error as the history does. The lock has
+// classified it (the Lock contract): fail only when it says the call
+// certainly had no effect. An error it left unknown stays unknown even
+// when a later step of the call never reached Redis (setnx-expire's
+// PEXPIRE after its SETNX took the key).
 func outcome(err error) Reply {
 	switch {
 	case err == nil:
 		return Reply{Outcome: OutcomeOK}
-	case locks.Failed(err) || locks.NotSent(err):
+	case locks.Failed(err):
 		return Reply{Outcome: OutcomeFail, Error: err.Error()}
 	}
 	return Reply{Outcome: OutcomeInfo, Error: err.Error()}
