@@ -304,14 +304,9 @@ func (s Scenario) fitsLock(c locks.Catalogue, lock string, kind workloads.Kind, 
 	return nil
 }
 
-// DefaultDriver runs clients as `deadbolt client` of this very binary.
-func DefaultDriver() (client.Command, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return client.Command{}, fmt.Errorf("find the deadbolt binary for its clients: %w", err)
-	}
-	return client.Command{Path: exe, Args: []string{"client"}}, nil
-}
+// DefaultDriver runs clients as deadbolt's own client, the
+// deadbolt-client binary beside deadbolt (client.Own).
+func DefaultDriver() (client.Command, error) { return client.Own() }
 
 // clusterSpec is the cluster the prepared scenario runs on.
 func (s Scenario) clusterSpec(kind workloads.Kind) cluster.Spec {
@@ -348,9 +343,11 @@ func (s Scenario) Run(ctx context.Context, o RunOptions) (res *reports.Results, 
 		return nil, err
 	}
 	kind, _ := workloads.Get(s.WorkloadName())
-	own, err := DefaultDriver()
-	if err != nil {
-		return nil, err
+	var own client.Command // found only when a client runs it
+	if o.Driver.Path == "" || o.mixesOwn() {
+		if own, err = DefaultDriver(); err != nil {
+			return nil, err
+		}
 	}
 	driver := o.Driver
 	if driver.Path == "" {
