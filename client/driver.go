@@ -23,12 +23,12 @@ import (
 	"github.com/deadbolt-lab/deadbolt/locks"
 )
 
-// Serve is the Go driver (`deadbolt client`): it says hello on out, then
+// Serve is the Go driver (`deadbolt-client`): it says hello on out, then
 // answers the requests read from in, one at a time, and writes events
 // (renewals, losses, stops) as they happen, until in closes. Its log goes to
 // logw. It returns the process's exit code: 0 at the end of input, 2 after a
 // protocol violation by the harness. It offers every lock registered in
-// package locks (the importer decides which: `deadbolt client` imports
+// package locks (the importer decides which: `deadbolt-client` imports
 // locks/all).
 func Serve(in io.Reader, out, logw io.Writer) int {
 	info := map[string]locks.Declaration{}
