@@ -59,16 +59,7 @@ func Classify(err error) Effect {
 // certainly had no effect (no refusal: Refused is false), and err itself
 // when the outcome is unknown.
 func AcquireResult(took bool, err error) error {
-	switch Classify(err) {
-	case NoEffect:
-		return errors.Join(ErrNotAcquired, err)
-	case Unknown:
-		return err
-	}
-	if !took {
-		return ErrNotAcquired
-	}
-	return nil
+	return answer(took, err, ErrNotAcquired, ErrNotAcquired)
 }
 
 // HeldResult maps the answer of an owner-checked call on a held lease
@@ -79,14 +70,21 @@ func AcquireResult(took bool, err error) error {
 // the call certainly had no effect, and err itself when the outcome is
 // unknown.
 func HeldResult(acted bool, err error) error {
+	return answer(acted, err, ErrNotHeld, ErrNoEffect)
+}
+
+// answer maps a call's answer: nil when Redis said yes, no when it said
+// no, none joined with err when the call certainly had no effect, err
+// itself when its effect is unknown.
+func answer(yes bool, err, no, none error) error {
 	switch Classify(err) {
 	case NoEffect:
-		return errors.Join(ErrNoEffect, err)
+		return errors.Join(none, err)
 	case Unknown:
 		return err
 	}
-	if !acted {
-		return ErrNotHeld
+	if !yes {
+		return no
 	}
 	return nil
 }
