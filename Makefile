@@ -5,6 +5,9 @@ export PATH := $(PATH):/usr/local/go/bin
 export TESTCONTAINERS_RYUK_DISABLED := true
 
 BIN := bin/deadbolt
+# Each client process is the lean deadbolt-client (the driver protocol and
+# deadbolt's locks, nothing else), which deadbolt runs from beside itself.
+CLIENT_BIN := bin/deadbolt-client
 # DEADBOLT_REDIS_IMAGE selects another image (e.g. an official Redis image
 # where a registry is reachable); otherwise the local one is built.
 # Recipes read it from the environment, never pasted into a shell line.
@@ -32,6 +35,7 @@ endif
 
 build:
 	go build -o $(BIN) ./cmd/deadbolt
+	go build -o $(CLIENT_BIN) ./cmd/deadbolt-client
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }

@@ -23,12 +23,12 @@ import (
 	"github.com/deadbolt-lab/deadbolt/locks"
 )
 
-// Serve is the Go driver (`deadbolt client`): it says hello on out, then
+// Serve is the Go driver (`deadbolt-client`): it says hello on out, then
 // answers the requests read from in, one at a time, and writes events
 // (renewals, losses, stops) as they happen, until in closes. Its log goes to
 // logw. It returns the process's exit code: 0 at the end of input, 2 after a
 // protocol violation by the harness. It offers every lock registered in
-// package locks (the importer decides which: `deadbolt client` imports
+// package locks (the importer decides which: `deadbolt-client` imports
 // locks/all).
 func Serve(in io.Reader, out, logw io.Writer) int {
 	info := map[string]locks.Declaration{}
@@ -329,18 +329,24 @@ func (d *driver) onResource(req Request) Reply {
 	case errors.As(err, &rerr):
 		// The server ran the command and answered an error: no effect.
 		return Reply{Outcome: OutcomeFail, Error: err.Error()}
+	case locks.Classify(err) == locks.NoEffect:
+		return Reply{Outcome: OutcomeFail, Error: err.Error()}
 	case err != nil:
-		return outcome(err)
+		return Reply{Outcome: OutcomeInfo, Error: err.Error()}
 	}
 	return Reply{Outcome: OutcomeOK, Reply: jsonable(v)}
 }
 
-// outcome classifies a lock or resource error as the history does.
+// outcome classifies a lock's error as the history does. The lock has
+// classified it (the Lock contract): fail only when it says the call
+// certainly had no effect. An error it left unknown stays unknown even
+// when a later step of the call never reached Redis (setnx-expire's
+// PEXPIRE after its SETNX took the key).
 func outcome(err error) Reply {
 	switch {
 	case err == nil:
 		return Reply{Outcome: OutcomeOK}
-	case locks.Failed(err) || locks.NotSent(err):
+	case locks.Failed(err):
 		return Reply{Outcome: OutcomeFail, Error: err.Error()}
 	}
 	return Reply{Outcome: OutcomeInfo, Error: err.Error()}

@@ -1,7 +1,7 @@
 // Package client runs lock users as OS processes. The harness (Process,
 // Start) talks to each one over a JSON-lines protocol on its stdin and
 // stdout, documented in docs/driver-protocol.md; Serve is the Go driver
-// behind `deadbolt client`. Because a client is a whole process, a pause is
+// behind `deadbolt-client`. Because a client is a whole process, a pause is
 // a real SIGSTOP and a crash a real SIGKILL, the lock's own timers included.
 package client
 

@@ -105,3 +105,32 @@ func TestClientsAreBuiltWithoutNameLookups(t *testing.T) {
 		require.NoError(t, c.Close())
 	}
 }
+
+// Every client a lock opens dials once: go-redis's default of five dials
+// with backoff turns a refused connection (nothing sent, a certain
+// failure) into a timeout (an unknown outcome). The failover client
+// passes it to its master and Sentinel connections alike.
+func TestEveryClientDialsOnce(t *testing.T) {
+	var clients []redis.UniversalClient
+	for _, topology := range []string{endpoints.Independent, endpoints.Sentinel, endpoints.Cluster} {
+		cs, err := endpoints.UnreachableOn(topology).Clients(endpoints.DefaultClientOptions())
+		require.NoError(t, err)
+		clients = append(clients, cs...)
+	}
+	o := endpoints.DefaultClientOptions()
+	o.SentinelOnDial = true
+	cs, err := endpoints.UnreachableOn(endpoints.Sentinel).Clients(o)
+	require.NoError(t, err)
+	clients = append(clients, cs...)
+	for _, u := range clients {
+		switch c := u.(type) {
+		case *redis.Client:
+			require.Equal(t, 1, c.Options().DialerRetries, c.String())
+		case *redis.ClusterClient:
+			require.Equal(t, 1, c.Options().DialerRetries)
+		default:
+			t.Fatalf("unexpected client %T", u)
+		}
+		require.NoError(t, u.Close())
+	}
+}

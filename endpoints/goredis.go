@@ -143,6 +143,7 @@ func (e Endpoints) Clients(o ClientOptions) ([]redis.UniversalClient, error) {
 			WriteTimeout:          o.WriteTimeout,
 			PoolSize:              o.PoolSize,
 			MaxRetries:            -1,
+			DialerRetries:         1, // as every other client (ClientOptions.redis)
 			ContextTimeoutEnabled: true,
 		})}, nil
 	}

@@ -2,7 +2,6 @@ package locks
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -77,13 +76,5 @@ func ownerChecked(ctx context.Context, rdb redis.UniversalClient, timeout time.D
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	n, err := s.Run(ctx, rdb, []string{key}, append([]any{token}, args...)...).Int()
-	switch {
-	case err != nil && Unapplied(err):
-		return errors.Join(ErrNoEffect, err)
-	case err != nil:
-		return err
-	case n == 0:
-		return ErrNotHeld
-	}
-	return nil
+	return HeldResult(n != 0, err)
 }

@@ -2,7 +2,6 @@ package locks
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -47,13 +46,11 @@ func (f *Fenced) try(ctx context.Context, key string) (*Lease, error) {
 	defer cancel()
 	fence, err := fencedAcquireScript.Run(cctx, f.rdb, []string{key, key + FenceSuffix}, token, f.o.TTL.Milliseconds()).Int64()
 	l := &Lease{Key: key, Token: token, Fence: fence, TTL: f.o.TTL, Deadline: f.o.deadline(start)}
-	switch {
-	case err != nil && Unapplied(err):
-		return nil, errors.Join(ErrNotAcquired, err)
+	switch err := AcquireResult(fence != 0, err); {
+	case Failed(err):
+		return nil, err
 	case err != nil:
 		return nil, undoUnknown(ctx, f.rdb, f.o.Timeout, l, err)
-	case fence == 0:
-		return nil, ErrNotAcquired
 	case ctx.Err() != nil:
 		return nil, undoUnknown(ctx, f.rdb, f.o.Timeout, l, fmt.Errorf("acquired after the caller gave up: %w", ctx.Err()))
 	}

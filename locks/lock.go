@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	mrand "math/rand/v2"
-	"net"
 	"sort"
 	"strings"
 	"time"
@@ -64,12 +63,6 @@ var (
 	// minority): not a refusal, since for a while the key was its own.
 	ErrUndone = errors.New("taken and given back")
 )
-
-// Failed reports whether err proves the operation had no effect (a history
-// "fail"); any other error leaves the outcome unknown ("info").
-func Failed(err error) bool {
-	return errors.Is(err, ErrNotAcquired) || errors.Is(err, ErrNotHeld) || errors.Is(err, ErrNoEffect)
-}
 
 // Options tune a lock. Zero fields take defaults.
 type Options struct {
@@ -367,61 +360,6 @@ func newToken() string {
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// NotSent reports errors that prove a command never reached Redis, such as
-// a refused connection: those outcomes are certain, not unknown.
-func NotSent(err error) bool {
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
-}
-
-// NoReplicas reports Redis's NOREPLICAS reply: a master with fewer good
-// replicas than its min-replicas-to-write refused a write before running
-// it (in a script, at the script's first write, which aborts it), so the
-// call certainly had no effect.
-func NoReplicas(err error) bool { return replyIs(err, "NOREPLICAS ") }
-
-// NotServed reports the replies by which a Redis Cluster node turns a
-// command away before running it: the slot is elsewhere (MOVED, ASK), the
-// cluster is down on that node's view (CLUSTERDOWN), or a migration is
-// under way (TRYAGAIN). The call certainly had no effect.
-func NotServed(err error) bool {
-	return replyIs(err, "MOVED ", "ASK ", "CLUSTERDOWN ", "TRYAGAIN ")
-}
-
-func replyIs(err error, prefixes ...string) bool {
-	var rerr redis.Error
-	if !errors.As(err, &rerr) {
-		return false
-	}
-	for _, p := range prefixes {
-		if strings.HasPrefix(rerr.Error(), p) {
-			return true
-		}
-	}
-	return false
-}
-
-// Unapplied reports errors that prove a call had no effect: it never
-// reached Redis (NotSent), or Redis refused it before running it
-// (NoReplicas, NotServed). A lock maps them to ErrNotAcquired or
-// ErrNoEffect.
-func Unapplied(err error) bool {
-	return NotSent(err) || NoReplicas(err) || NotServed(err)
-}
-
-// Refused reports an acquire that failed because the key was taken, as
-// opposed to one that could not reach the service, was refused by a master
-// short of replicas (NOREPLICAS: the key may well be free) or ran out of
-// time: the difference between a lock that stays taken and one that is
-// unavailable.
-func Refused(err error) bool {
-	if !errors.Is(err, ErrNotAcquired) || errors.Is(err, ErrUndone) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || NoReplicas(err) || NotServed(err) {
-		return false
-	}
-	var op *net.OpError
-	return !errors.As(err, &op)
 }
 
 // tried is an acquire's error that says which token the acquire tried to

@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/deadbolt-lab/deadbolt/endpoints"
 )
@@ -20,7 +17,7 @@ func init() {
 // MultiLock holds a key only when it holds it on every master: unlike
 // RedLock there is no quorum, so one dead master blocks every acquire.
 type MultiLock struct {
-	nodes []redis.UniversalClient
+	nodes masters
 	o     Options
 }
 
@@ -47,60 +44,30 @@ func (m *MultiLock) Acquire(ctx context.Context, key string) (*Lease, error) {
 	return m.o.Retry(ctx, func() (*Lease, error) { return m.try(ctx, key) })
 }
 
+// try is one round: SET on every master in parallel, granted when every
+// master took the key, within the validity and while the caller waits.
+// Anything else is undone, and is a certain failure only when nothing of
+// ours may be left (giveBack).
 func (m *MultiLock) try(ctx context.Context, key string) (*Lease, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, errors.Join(ErrNotAcquired, err)
 	}
 	token := newToken()
 	start := time.Now()
-	errs := m.onAll(ctx, func(ctx context.Context, rdb redis.UniversalClient) error {
-		ctx, cancel := context.WithTimeout(ctx, m.o.Timeout)
-		defer cancel()
-		ok, err := rdb.SetNX(ctx, key, token, m.o.TTL).Result()
-		switch {
-		case err != nil && Unapplied(err):
-			return errors.Join(ErrNoEffect, err)
-		case err != nil:
-			return err
-		case !ok:
-			return ErrNotAcquired
-		}
-		return nil
-	})
+	answers := m.nodes.take(ctx, m.o.Timeout, key, token, m.o.TTL)
 	l := &Lease{Key: key, Token: token, TTL: m.o.TTL, Deadline: m.o.deadline(start)}
-	refused, unknown := 0, 0
-	var firstUnknown error
-	for _, err := range errs {
-		switch {
-		case err == nil:
-		case Failed(err):
-			refused++
-		default:
-			unknown++
-			if firstUnknown == nil {
-				firstUnknown = err
-			}
-		}
-	}
-	if refused == 0 && unknown == 0 && ctx.Err() == nil && time.Now().Before(l.Deadline) {
+	var late error
+	switch {
+	case countTakes(answers).took < len(m.nodes):
+	case ctx.Err() != nil:
+		late = fmt.Errorf("acquire took the lock after its context ended: %w", ctx.Err())
+	case !time.Now().Before(l.Deadline):
+		late = errors.New("the validity ran out while acquiring")
+	default:
 		return l, nil
 	}
-	// Undo what we hold, including SETs that timed out but landed. The
-	// release is owner-checked, so masters that refused keep their holder.
-	undoErr := m.Release(context.WithoutCancel(ctx), l)
-	switch {
-	case refused > 0:
-		// One master certainly did not take our token: we never held all.
-		return nil, fmt.Errorf("%w: %d of %d masters refused", ErrNotAcquired, refused, len(m.nodes))
-	case unknown > 0:
-		return nil, fmt.Errorf("multilock: %d of %d masters did not answer: %w", unknown, len(m.nodes), firstUnknown)
-	case ctx.Err() != nil:
-		if undoErr != nil {
-			return nil, fmt.Errorf("acquire took the lock after its context ended: %w; undoing it: %v", ctx.Err(), undoErr)
-		}
-		return nil, fmt.Errorf("acquire took the lock after its context ended (released again): %w", ctx.Err())
-	}
-	return nil, fmt.Errorf("%w: the validity ran out while acquiring", ErrNotAcquired)
+	// The undo is owner-checked: masters that refused keep their holder.
+	return nil, m.nodes.giveBack(ctx, m.o.Timeout, l, answers, len(m.nodes), late)
 }
 
 // Release deletes our token on every master. It is ErrNotHeld when every
@@ -108,9 +75,7 @@ func (m *MultiLock) try(ctx context.Context, key string) (*Lease, error) {
 // when it deleted some copies and not others, or some master did not
 // answer.
 func (m *MultiLock) Release(ctx context.Context, l *Lease) error {
-	errs := m.onAll(ctx, func(ctx context.Context, rdb redis.UniversalClient) error {
-		return releaseOn(ctx, rdb, m.o.Timeout, l)
-	})
+	errs := m.nodes.release(ctx, m.o.Timeout, l)
 	notHeld, noEffect, unknown := 0, 0, 0
 	var firstUnknown error
 	for _, err := range errs {
@@ -122,9 +87,7 @@ func (m *MultiLock) Release(ctx context.Context, l *Lease) error {
 			noEffect++
 		default:
 			unknown++
-			if firstUnknown == nil {
-				firstUnknown = err
-			}
+			firstUnknown = firstOf(firstUnknown, err)
 		}
 	}
 	switch {
@@ -137,19 +100,6 @@ func (m *MultiLock) Release(ctx context.Context, l *Lease) error {
 		return fmt.Errorf("release deleted the lock on %d of %d masters; the others no longer had it", len(m.nodes)-notHeld, len(m.nodes))
 	case noEffect == len(m.nodes):
 		return fmt.Errorf("%w: no master reached", ErrNoEffect)
-	case firstUnknown == nil:
-		firstUnknown = errors.New("not reached")
 	}
-	return fmt.Errorf("multilock release: %d of %d masters did not answer: %w", unknown+noEffect, len(m.nodes), firstUnknown)
-}
-
-// onAll runs f on every master in parallel; errs[i] is master i's answer.
-func (m *MultiLock) onAll(ctx context.Context, f func(context.Context, redis.UniversalClient) error) []error {
-	errs := make([]error, len(m.nodes))
-	var wg sync.WaitGroup
-	for i, rdb := range m.nodes {
-		wg.Go(func() { errs[i] = f(ctx, rdb) })
-	}
-	wg.Wait()
-	return errs
+	return fmt.Errorf("multilock release: %d of %d masters did not answer: %w", unknown+noEffect, len(m.nodes), firstOf(firstUnknown, errors.New("not reached")))
 }

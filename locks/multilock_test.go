@@ -37,6 +37,8 @@ func TestMultiLock(t *testing.T) {
 		require.NoError(t, nodes[1].Set(ctx, "k", "someone-else", 10*time.Second).Err())
 		_, err := l.Acquire(ctx, "k")
 		require.ErrorIs(t, err, locks.ErrNotAcquired, "one master held by another: no lock")
+		require.ErrorIs(t, err, locks.ErrUndone, "two masters were ours for a while")
+		require.False(t, locks.Refused(err), "two masters were ours for a while: %v", err)
 		require.Equal(t, []string{"", "someone-else", ""}, holders("k"), "the masters we took must be given back, the other holder kept")
 
 		require.NoError(t, nodes[1].Del(ctx, "k").Err())

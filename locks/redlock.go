@@ -2,8 +2,8 @@ package locks
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -18,7 +18,7 @@ func init() {
 
 // Redlock is antirez's algorithm over independent masters.
 type Redlock struct {
-	nodes  []redis.UniversalClient
+	nodes  masters
 	quorum int
 	o      Options
 	// nodeTimeout bounds each node's SET, far below the TTL, so that a dead
@@ -50,35 +50,30 @@ func (r *Redlock) Acquire(ctx context.Context, key string) (*Lease, error) {
 	return r.o.Retry(ctx, func() (*Lease, error) { return r.try(ctx, key) })
 }
 
+// try is one round: SET on every master in parallel, granted when a quorum
+// took the key within the validity. Anything else is undone, and is a
+// certain failure only when nothing of ours may be left (giveBack).
 func (r *Redlock) try(ctx context.Context, key string) (*Lease, error) {
 	token := newToken()
 	start := time.Now()
-	got, errs := r.onAll(ctx, r.nodeTimeout, func(ctx context.Context, rdb redis.UniversalClient) (bool, error) {
-		return rdb.SetNX(ctx, key, token, r.o.TTL).Result()
-	})
+	answers := r.nodes.take(ctx, r.nodeTimeout, key, token, r.o.TTL)
 	l := &Lease{Key: key, Token: token, TTL: r.o.TTL, Deadline: r.o.deadline(start)}
-	if got >= r.quorum && time.Now().Before(l.Deadline) {
+	t := countTakes(answers)
+	if t.took >= r.quorum && time.Now().Before(l.Deadline) {
 		return l, nil
 	}
-	// Undo the minority we may hold, including SETs that timed out but landed.
-	_ = r.Release(context.WithoutCancel(ctx), l)
-	if got > 0 || errs > 0 {
-		// A SET that timed out may have landed: the key may have been
-		// ours for a while, so this is no refusal.
-		return nil, fmt.Errorf("%w: %d of %d masters, %d without an answer in %s, quorum %d (%w)",
-			ErrNotAcquired, got, len(r.nodes), errs, r.nodeTimeout, r.quorum, ErrUndone)
+	var late error
+	if t.took >= r.quorum {
+		late = fmt.Errorf("the validity ran out while acquiring")
 	}
-	return nil, fmt.Errorf("%w: %d of %d masters, quorum %d", ErrNotAcquired, got, len(r.nodes), r.quorum)
+	return nil, r.nodes.giveBack(ctx, r.o.Timeout, l, answers, r.quorum, late)
 }
 
 // Release deletes our token on every master. The lock counts as released
 // when a quorum deleted it, and as no longer ours only when every master
 // answered and none still had it: deleting some copies took effect.
 func (r *Redlock) Release(ctx context.Context, l *Lease) error {
-	deleted, errs := r.onAll(ctx, r.o.Timeout, func(ctx context.Context, rdb redis.UniversalClient) (bool, error) {
-		n, err := releaseScript.Run(ctx, rdb, []string{l.Key}, l.Token).Int()
-		return n == 1, err
-	})
+	deleted, errs := tally(r.nodes.release(ctx, r.o.Timeout, l))
 	switch {
 	case deleted >= r.quorum:
 		return nil
@@ -93,28 +88,18 @@ func (r *Redlock) Release(ctx context.Context, l *Lease) error {
 	}
 }
 
-// onAll runs f on every master in parallel and counts the trues and errors.
-func (r *Redlock) onAll(ctx context.Context, timeout time.Duration, f func(context.Context, redis.UniversalClient) (bool, error)) (trues, errs int) {
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, rdb := range r.nodes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			ok, err := f(cctx, rdb)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				errs++
-			} else if ok {
-				trues++
-			}
-		}()
+// tally counts the masters that acted (nil) and those that did not
+// answer (any error but ErrNotHeld).
+func tally(errs []error) (acted, unanswered int) {
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			acted++
+		case !errors.Is(err, ErrNotHeld):
+			unanswered++
+		}
 	}
-	wg.Wait()
-	return trues, errs
+	return acted, unanswered
 }
 
 // Extend gives l a new TTL on every master that still holds its token; it
@@ -123,10 +108,10 @@ func (r *Redlock) onAll(ctx context.Context, timeout time.Duration, f func(conte
 // answered: extending some copies took effect.
 func (r *Redlock) Extend(ctx context.Context, l *Lease) error {
 	start := time.Now()
-	extended, errs := r.onAll(ctx, r.nodeTimeout, func(ctx context.Context, rdb redis.UniversalClient) (bool, error) {
+	extended, errs := tally(r.nodes.each(ctx, r.nodeTimeout, func(ctx context.Context, rdb redis.UniversalClient) error {
 		n, err := extendScript.Run(ctx, rdb, []string{l.Key}, l.Token, r.o.TTL.Milliseconds()).Int()
-		return n == 1, err
-	})
+		return HeldResult(n == 1, err)
+	}))
 	deadline := r.o.deadline(start)
 	switch {
 	case extended >= r.quorum && time.Now().Before(deadline):

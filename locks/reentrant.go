@@ -279,10 +279,8 @@ func (h *hashLock) try(ctx context.Context, key, owner, mode string) (grant, err
 	res, err := h.kind.acquire.Run(cctx, h.rdb, h.kind.keys(key),
 		owner, h.o.TTL.Milliseconds(), mode, h.patience.Milliseconds(), h.kind.channelArg(key)).Int64Slice()
 	switch {
-	case err != nil && Unapplied(err):
-		return grant{}, errors.Join(ErrNotAcquired, err)
 	case err != nil:
-		return grant{}, err
+		return grant{}, AcquireResult(false, err)
 	case len(res) < 2:
 		return grant{}, fmt.Errorf("%s acquire script answered %v", h.kind.name, res)
 	case res[0] == 1:
@@ -342,13 +340,8 @@ func (h *hashLock) releaseOnce(ctx context.Context, key, owner string, all bool)
 		flag = "1"
 	}
 	n, err := h.kind.release.Run(ctx, h.rdb, h.kind.keys(key), owner, h.o.TTL.Milliseconds(), flag, h.kind.channelArg(key)).Int64()
-	switch {
-	case err != nil && Unapplied(err):
-		return 0, errors.Join(ErrNoEffect, err)
-	case err != nil:
+	if err := HeldResult(n >= 0, err); err != nil {
 		return 0, err
-	case n < 0:
-		return 0, ErrNotHeld
 	}
 	return n, nil
 }

@@ -46,13 +46,11 @@ func (s *Simple) try(ctx context.Context, key string) (*Lease, error) {
 	defer cancel()
 	ok, err := s.rdb.SetNX(cctx, key, token, s.o.TTL).Result()
 	l := &Lease{Key: key, Token: token, TTL: s.o.TTL, Deadline: s.o.deadline(start)}
-	switch {
-	case err != nil && Unapplied(err):
-		return nil, errors.Join(ErrNotAcquired, err)
+	switch err := AcquireResult(ok, err); {
+	case Failed(err):
+		return nil, err
 	case err != nil:
 		return nil, undoUnknown(ctx, s.rdb, s.o.Timeout, l, err)
-	case !ok:
-		return nil, ErrNotAcquired
 	case ctx.Err() != nil:
 		return nil, undoUnknown(ctx, s.rdb, s.o.Timeout, l, fmt.Errorf("acquired after the caller gave up: %w", ctx.Err()))
 	}

@@ -71,20 +71,11 @@ func (s *SimpleWait) try(ctx context.Context, key string) (*Lease, error) {
 	defer cancel()
 	conn, err := oneConn(cctx, s.rdb, key)
 	if err != nil {
-		if NotSent(err) {
-			return nil, errors.Join(ErrNotAcquired, err)
-		}
-		return nil, err
+		return nil, AcquireResult(false, err)
 	}
 	defer conn.Close()
-	ok, err := conn.SetNX(cctx, key, token, s.o.TTL).Result()
-	switch {
-	case err != nil && Unapplied(err):
-		return nil, errors.Join(ErrNotAcquired, err)
-	case err != nil:
+	if err := AcquireResult(conn.SetNX(cctx, key, token, s.o.TTL).Result()); err != nil {
 		return nil, err
-	case !ok:
-		return nil, ErrNotAcquired
 	}
 	l := &Lease{Key: key, Token: token, TTL: s.o.TTL, Deadline: s.o.deadline(start)}
 	wctx, wcancel := context.WithTimeout(ctx, s.o.Timeout)
@@ -108,7 +99,9 @@ func (s *SimpleWait) try(ctx context.Context, key string) (*Lease, error) {
 	rerr := releaseOn(context.WithoutCancel(ctx), s.rdb, s.o.Timeout, l)
 	if rerr != nil && !errors.Is(rerr, ErrNotHeld) {
 		// The SET may still stand under our token: the outcome is unknown.
-		return nil, fmt.Errorf("%w; roll back: %w", why, rerr)
+		// %v: a roll back that never ran (ErrNoEffect) leaves the SET standing,
+		// which is no certain failure of the acquire.
+		return nil, fmt.Errorf("%w; roll back: %v", why, rerr)
 	}
 	return nil, fmt.Errorf("%w: %w, rolled back (%w)", ErrNotAcquired, why, ErrUndone)
 }

@@ -70,7 +70,7 @@ func ParseFile(b []byte) (File, error) {
 	if _, ok := present["seed"]; ok {
 		f.Seed = &r.Seed
 	}
-	if len(r.Driver) > 0 && r.Scenario.Driver == "" && !ownClient(r.Driver) {
+	if len(r.Driver) > 0 && r.Scenario.Driver == "" && !client.IsOwn(r.Driver) {
 		f.Driver = r.Driver
 	}
 	if _, ok := present["expect"]; !ok {
@@ -82,9 +82,6 @@ func ParseFile(b []byte) (File, error) {
 	f.Scenario = r.Scenario
 	return f, nil
 }
-
-// ownClient: the command is `deadbolt client` (of whichever binary).
-func ownClient(cmd []string) bool { return len(cmd) == 2 && cmd[1] == "client" }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._@-]*$`)
 

@@ -64,15 +64,18 @@ func TestAStoredRunsFileKeepsItsSeedAndExpectation(t *testing.T) {
 	require.NoError(t, err)
 	kind, err := workloads.Get(s.WorkloadName())
 	require.NoError(t, err)
-	r := s.Spec()
-	r.Seed, r.Checkers, r.Driver = 42, kind.Checkers, []string{"/somewhere/bin/deadbolt", "client"}
-	f, err := scenarios.ParseFile(mustFile(t, r))
-	require.NoError(t, err)
-	require.NotNil(t, f.Seed)
-	require.Equal(t, uint64(42), *f.Seed)
-	require.Nil(t, f.Driver, "deadbolt client of any binary is deadbolt's own client")
-	require.Equal(t, s.Expect, f.Scenario.Expect)
-	require.Equal(t, s.Spec(), f.Scenario.Spec())
+	// Runs stored before the lean client name `deadbolt client`.
+	for _, own := range [][]string{{"/somewhere/bin/deadbolt-client"}, {"/somewhere/bin/deadbolt", "client"}} {
+		r := s.Spec()
+		r.Seed, r.Checkers, r.Driver = 42, kind.Checkers, own
+		f, err := scenarios.ParseFile(mustFile(t, r))
+		require.NoError(t, err)
+		require.NotNil(t, f.Seed)
+		require.Equal(t, uint64(42), *f.Seed)
+		require.Nil(t, f.Driver, "%v of any path is deadbolt's own client", own)
+		require.Equal(t, s.Expect, f.Scenario.Expect)
+		require.Equal(t, s.Spec(), f.Scenario.Spec())
+	}
 }
 
 func TestBadFilesAreRefusedWithTheFieldsPath(t *testing.T) {

@@ -98,6 +98,16 @@ func (s Scenario) checkMix(o RunOptions, kind workloads.Kind, groups int) error 
 	return nil
 }
 
+// mixesOwn: a mixed lock runs on deadbolt's own client.
+func (o RunOptions) mixesOwn() bool {
+	for _, m := range o.mixed {
+		if m.driver.Path == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // workloadMix is the mix as the workload runs it.
 func (o RunOptions) workloadMix(own client.Command) []workloads.Mixed {
 	var out []workloads.Mixed

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -286,14 +285,9 @@ func (s Scenario) fitsLock(c locks.Catalogue, lock string, kind workloads.Kind, 
 	return nil
 }
 
-// DefaultDriver runs clients as `deadbolt client` of this very binary.
-func DefaultDriver() (client.Command, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return client.Command{}, fmt.Errorf("find the deadbolt binary for its clients: %w", err)
-	}
-	return client.Command{Path: exe, Args: []string{"client"}}, nil
-}
+// DefaultDriver runs clients as deadbolt's own client, the
+// deadbolt-client binary beside deadbolt (client.Own).
+func DefaultDriver() (client.Command, error) { return client.Own() }
 
 // clusterSpec is the cluster the prepared scenario runs on.
 func (s Scenario) clusterSpec(kind workloads.Kind) cluster.Spec {

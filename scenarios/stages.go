@@ -59,8 +59,10 @@ func (s Scenario) newRun(o RunOptions) (*run, error) {
 		return nil, err
 	}
 	r.kind, _ = workloads.Get(r.s.WorkloadName())
-	if r.own, err = DefaultDriver(); err != nil {
-		return nil, err
+	if r.o.Driver.Path == "" || r.o.mixesOwn() { // found only when a client runs it
+		if r.own, err = DefaultDriver(); err != nil {
+			return nil, err
+		}
 	}
 	r.driver = r.o.Driver
 	if r.driver.Path == "" {

@@ -14,7 +14,7 @@
 //	deadbolt check RUN_DIR
 //	deadbolt report RUN_DIR
 //	deadbolt report --merge --out DIR STORE...
-//	deadbolt client                 (started by the harness: one lock user)
+//	deadbolt client                 (one lock user; the harness runs deadbolt-client)
 //	deadbolt bench [--strict] [FILE...]
 //	deadbolt help [COMMAND]
 //	deadbolt version
@@ -79,7 +79,7 @@ const usage = `usage:
   deadbolt check RUN_DIR [--model-steps N]  re-check a stored history
   deadbolt report RUN_DIR            re-render a stored run's report.md, report.html and the store's index.html
   deadbolt report --merge --out DIR STORE...  join shards' stores: one index.html, one junit.xml, one matrix
-  deadbolt client                    a lock user process, started by the harness (docs/driver-protocol.md)
+  deadbolt client                    one lock user process (docs/driver-protocol.md); the harness runs the lean deadbolt-client
   deadbolt bench [--strict] [FILE...] table of lock benchmarks from go test -bench output (stdin)
   deadbolt help [COMMAND]            this help, or a command's own: what it takes and its flags
   deadbolt version                   deadbolt's version, the commit it was built from and the Go that built it

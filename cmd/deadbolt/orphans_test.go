@@ -16,16 +16,20 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
 )
 
-// buildDeadbolt builds the real binary: clients are `deadbolt client`
-// processes of it.
+// buildDeadbolt builds the real binary, and beside it the client binary
+// it runs each client as (deadbolt-client), as make build does.
 func buildDeadbolt(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "deadbolt")
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "deadbolt")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, string(out))
+	out, err = exec.Command("go", "build", "-o", filepath.Join(dir, client.OwnName), "../deadbolt-client").CombinedOutput()
 	require.NoError(t, err, string(out))
 	return bin
 }
@@ -82,7 +86,7 @@ func TestSignalsLeaveNoClientContainerOrNetwork(t *testing.T) {
 			}()
 			var clients map[int]string
 			require.Eventually(t, func() bool {
-				clients = procs(t, bin, "client")
+				clients = procs(t, filepath.Join(filepath.Dir(bin), client.OwnName))
 				return len(clients) == 4
 			}, 30*time.Second, 20*time.Millisecond, "one process per client")
 			for pid := range clients {
@@ -111,7 +115,7 @@ func TestSignalsLeaveNoClientContainerOrNetwork(t *testing.T) {
 			if sig != syscall.SIGKILL {
 				require.Equal(t, exitInterrupted, ee.ExitCode())
 			}
-			require.Eventually(t, func() bool { return len(procs(t, bin, "client")) == 0 }, 10*time.Second, 10*time.Millisecond,
+			require.Eventually(t, func() bool { return len(procs(t, filepath.Join(filepath.Dir(bin), client.OwnName))) == 0 }, 10*time.Second, 10*time.Millisecond,
 				"client processes outlived the harness")
 
 			label := fmt.Sprintf("%s=%d", cluster.LabelPID, cmd.Process.Pid)
@@ -188,7 +192,7 @@ func TestSIGINTAtEveryPhaseExits130AndLeavesNothing(t *testing.T) {
 			var ee *exec.ExitError
 			require.True(t, errors.As(err, &ee), "exit 0 after an interrupt: %v", err)
 			require.Equal(t, exitInterrupted, ee.ExitCode())
-			require.Eventually(t, func() bool { return len(procs(t, bin, "client")) == 0 }, 10*time.Second, 10*time.Millisecond,
+			require.Eventually(t, func() bool { return len(procs(t, filepath.Join(filepath.Dir(bin), client.OwnName))) == 0 }, 10*time.Second, 10*time.Millisecond,
 				"client processes outlived the harness")
 			left, err := cluster.Leftovers(context.Background(), fmt.Sprintf("%s=%d", cluster.LabelPID, cmd.Process.Pid))
 			require.NoError(t, err)

@@ -68,10 +68,8 @@ func (b *Bsm) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
 	switch {
 	case errors.Is(err, redislock.ErrNotObtained):
 		return nil, fmt.Errorf("%w: %w", locks.ErrNotAcquired, err)
-	case err != nil && locks.Unapplied(err):
-		return nil, errors.Join(locks.ErrNotAcquired, err)
 	case err != nil:
-		return nil, fmt.Errorf("bsm: %w", err)
+		return nil, fmt.Errorf("bsm: %w", locks.AcquireResult(false, err))
 	}
 	b.mu.Lock()
 	b.held[lk.Token()] = lk
@@ -90,15 +88,10 @@ func (b *Bsm) Release(ctx context.Context, l *locks.Lease) error {
 	ctx, cancel := context.WithTimeout(ctx, b.o.Timeout)
 	defer cancel()
 	err := lk.Release(ctx)
-	switch {
-	case errors.Is(err, redislock.ErrLockNotHeld):
+	if errors.Is(err, redislock.ErrLockNotHeld) {
 		return fmt.Errorf("%w: %w", locks.ErrNotHeld, err)
-	case err != nil && locks.Unapplied(err):
-		return errors.Join(locks.ErrNoEffect, err)
-	case err != nil:
-		return fmt.Errorf("bsm: %w", err)
 	}
-	return nil
+	return heldResult(err)
 }
 
 // Extend is redislock's Refresh with the lease's TTL.
@@ -113,14 +106,25 @@ func (b *Bsm) Extend(ctx context.Context, l *locks.Lease) error {
 	ctx, cancel := context.WithTimeout(ctx, b.o.Timeout)
 	defer cancel()
 	err := lk.Refresh(ctx, b.o.TTL, nil)
-	switch {
-	case errors.Is(err, redislock.ErrNotObtained):
+	if errors.Is(err, redislock.ErrNotObtained) {
 		return fmt.Errorf("%w: %w", locks.ErrNotHeld, err)
-	case err != nil && locks.Unapplied(err):
-		return errors.Join(locks.ErrNoEffect, err)
-	case err != nil:
-		return fmt.Errorf("bsm: %w", err)
+	}
+	if err := heldResult(err); err != nil {
+		return err
 	}
 	l.Deadline = b.o.Deadline(start)
 	return nil
+}
+
+// heldResult maps a redislock error on a held lock (its "not held" answers
+// taken out) through the shared classifier.
+func heldResult(err error) error {
+	if err == nil {
+		return nil
+	}
+	if r := locks.HeldResult(true, err); r != nil {
+		return fmt.Errorf("bsm: %w", r)
+	}
+	// A nil reply redislock did not expect: nothing says what it did.
+	return fmt.Errorf("bsm: unexpected answer: %v", err)
 }

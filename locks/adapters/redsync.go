@@ -142,7 +142,7 @@ func failedMasters(err error) int {
 func unanswered(err error) bool {
 	for _, e := range leaves(err) {
 		var re *redsync.RedisError
-		if errors.As(e, &re) && !locks.NotSent(re.Err) {
+		if errors.As(e, &re) && locks.Classify(re.Err) == locks.Unknown {
 			return true
 		}
 	}

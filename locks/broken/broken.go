@@ -99,7 +99,7 @@ func (b *base) setNX(ctx context.Context, key string, ttl time.Duration) (*locks
 	start := time.Now()
 	cctx, cancel := b.call(ctx)
 	defer cancel()
-	if err := classify(b.rdb.SetNX(cctx, key, token, ttl).Result()); err != nil {
+	if err := locks.AcquireResult(b.rdb.SetNX(cctx, key, token, ttl).Result()); err != nil {
 		return nil, err
 	}
 	deadline := b.o.Deadline(start)
@@ -107,19 +107,6 @@ func (b *base) setNX(ctx context.Context, key string, ttl time.Duration) (*locks
 		deadline = start.Add(NoTTLValidity)
 	}
 	return &locks.Lease{Key: key, Token: token, TTL: ttl, Deadline: deadline}, nil
-}
-
-// classify maps a SET NX reply to the lock's error classes.
-func classify(ok bool, err error) error {
-	switch {
-	case err != nil && locks.Unapplied(err):
-		return errors.Join(locks.ErrNotAcquired, err)
-	case err != nil:
-		return err
-	case !ok:
-		return locks.ErrNotAcquired
-	}
-	return nil
 }
 
 // SetnxExpire takes the lock with SETNX and gives it its TTL with a second
@@ -138,7 +125,7 @@ func (s *SetnxExpire) Acquire(ctx context.Context, key string) (*locks.Lease, er
 	cctx, cancel := s.call(ctx)
 	defer cancel()
 	// go-redis sends SETNX for a zero expiration.
-	if err := classify(s.rdb.SetNX(cctx, key, token, 0).Result()); err != nil {
+	if err := locks.AcquireResult(s.rdb.SetNX(cctx, key, token, 0).Result()); err != nil {
 		return nil, err
 	}
 	if err := s.o.Point(ctx, AfterSetnx, key); err != nil {
@@ -178,19 +165,8 @@ func (d *DelNoOwner) Release(ctx context.Context, l *locks.Lease) error {
 	}
 	cctx, cancel := d.call(ctx)
 	defer cancel()
-	return delReply(d.rdb.Del(cctx, l.Key).Result())
-}
-
-func delReply(n int64, err error) error {
-	switch {
-	case err != nil && locks.Unapplied(err):
-		return errors.Join(locks.ErrNoEffect, err)
-	case err != nil:
-		return err
-	case n == 0:
-		return locks.ErrNotHeld
-	}
-	return nil
+	n, err := d.rdb.Del(cctx, l.Key).Result()
+	return locks.HeldResult(n != 0, err)
 }
 
 // GetThenDel is SET NX PX released by GET, then, when the token is ours,
@@ -225,7 +201,8 @@ func (g *GetThenDel) Release(ctx context.Context, l *locks.Lease) error {
 	}
 	dctx, dcancel := g.call(ctx)
 	defer dcancel()
-	return delReply(g.rdb.Del(dctx, l.Key).Result())
+	n, err := g.rdb.Del(dctx, l.Key).Result()
+	return locks.HeldResult(n != 0, err)
 }
 
 // NoTTL is SET NX without any expiry.

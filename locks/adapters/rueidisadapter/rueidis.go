@@ -179,7 +179,7 @@ func (r *Rueidis) try(ctx context.Context, lk rueidislock.Locker, key string) (*
 	case err == nil:
 	case t.refused:
 		return nil, fmt.Errorf("%w: rueidis: %w", locks.ErrNotAcquired, err)
-	case !t.took && locks.NotSent(t.err):
+	case !t.took && locks.Classify(t.err) == locks.NoEffect:
 		return nil, errors.Join(locks.ErrNotAcquired, fmt.Errorf("rueidis: %w", err))
 	default:
 		return nil, fmt.Errorf("rueidis: %w", err)
@@ -221,7 +221,7 @@ func (r *Rueidis) Release(ctx context.Context, l *locks.Lease) error {
 	defer r.mu.Unlock()
 	delete(r.held, h.key)
 	switch {
-	case h.deleted != nil && *h.deleted != nil && locks.NotSent(*h.deleted):
+	case h.deleted != nil && *h.deleted != nil && locks.Classify(*h.deleted) == locks.NoEffect:
 		return errors.Join(locks.ErrNoEffect, *h.deleted)
 	case h.deleted != nil && *h.deleted != nil:
 		return fmt.Errorf("rueidis: delete: %w", *h.deleted)
