@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,12 +13,15 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
 
 // The docs are checked against the repository and the binary, so that
 // what a reader follows exists: README.md stays short, every relative link
 // resolves, every deadbolt command the README shows is one (with flags the
-// command takes), and architecture.md's "how to add" names files that exist.
+// command takes), architecture.md's "how to add" names files and
+// registrations that exist, and the example scenario files parse.
 
 // repoRoot is the repository's root, two levels above this package.
 func repoRoot(t *testing.T) string {
@@ -211,8 +217,9 @@ func TestReadmeCommandsAreDeadboltsCommands(t *testing.T) {
 // repository: a slash, no spaces, no code.
 var pathLike = regexp.MustCompile(`^[A-Za-z0-9_.<>-]+(/[A-Za-z0-9_.<>*-]*)+$`)
 
-func TestArchitectureHowToAddNamesFilesThatExist(t *testing.T) {
-	root := repoRoot(t)
+// howToAdd is architecture.md's "how to add" section.
+func howToAdd(t *testing.T, root string) string {
+	t.Helper()
 	text := readDoc(t, filepath.Join(root, "docs", "architecture.md"))
 	start := strings.Index(text, "\n## How to add")
 	if start < 0 {
@@ -222,6 +229,12 @@ func TestArchitectureHowToAddNamesFilesThatExist(t *testing.T) {
 	if end := strings.Index(section, "\n## "); end >= 0 {
 		section = section[:end]
 	}
+	return section
+}
+
+func TestArchitectureHowToAddNamesFilesThatExist(t *testing.T) {
+	root := repoRoot(t)
+	section := howToAdd(t, root)
 	named := 0
 	for _, span := range inlineCode.FindAllString(fenced.ReplaceAllString(section, ""), -1) {
 		p := strings.Trim(span, "`")
@@ -240,5 +253,126 @@ func TestArchitectureHowToAddNamesFilesThatExist(t *testing.T) {
 	}
 	if named < 20 {
 		t.Errorf("found %d paths in \"how to add\", want every step's files: the pattern is broken", named)
+	}
+}
+
+// qualified is a code span that names a package's exported identifier:
+// `nemesis.RegisterFault(FaultDecl{...})`, `locks.InDebate(name, row)`.
+var qualified = regexp.MustCompile("^`([a-z]+)\\.([A-Z][A-Za-z0-9_]*)")
+
+// registrations are what "how to add" must tell a reader to call: one per
+// kind of thing added.
+var registrations = []string{
+	"locks.Register", "locks.InDebate", "checker.Register", "nemesis.RegisterFault",
+	"nemesis.RegisterSchedule", "workloads.Register", "drivers.Register", "dbtest.Register",
+}
+
+func TestArchitectureHowToAddNamesRegistrationsThatExist(t *testing.T) {
+	root := repoRoot(t)
+	section := howToAdd(t, root)
+	named := map[string]bool{}
+	decls := map[string]map[string]bool{}
+	for _, span := range inlineCode.FindAllString(fenced.ReplaceAllString(section, ""), -1) {
+		m := qualified.FindStringSubmatch(span)
+		if m == nil {
+			continue
+		}
+		pkg, ident := m[1], m[2]
+		if _, err := os.Stat(filepath.Join(root, pkg)); err != nil {
+			continue // not one of the repository's packages (a variable's field)
+		}
+		if _, ok := decls[pkg]; !ok {
+			decls[pkg] = exported(t, filepath.Join(root, pkg))
+		}
+		named[pkg+"."+ident] = true
+		if !decls[pkg][ident] {
+			t.Errorf("architecture.md's \"how to add\" names %s, but package %s declares no %s", span, pkg, ident)
+		}
+	}
+	for _, r := range registrations {
+		if !named[r] {
+			t.Errorf("architecture.md's \"how to add\" never names %s (as `%s(...)`): say how to register what it adds", r, r)
+		}
+	}
+}
+
+// exported are the exported top-level names a package's non-test files
+// declare: functions, types, variables and constants.
+func exported(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					names[d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						names[s.Name.Name] = true
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							names[n.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	return names
+}
+
+var jsonBlock = regexp.MustCompile("(?ms)^```json\n(.*?)^```")
+
+// Every scenario file the guide, the reference or architecture.md shows
+// is one deadbolt reads: the field names, types and names in it are
+// today's.
+func TestDocScenarioExamplesParse(t *testing.T) {
+	root := repoRoot(t)
+	found := map[string]int{}
+	for _, doc := range []string{"guide.md", "reference.md", "architecture.md"} {
+		for _, m := range jsonBlock.FindAllStringSubmatch(readDoc(t, filepath.Join(root, "docs", doc)), -1) {
+			if !strings.Contains(m[1], `"scenario"`) {
+				continue
+			}
+			found[doc]++
+			if _, err := scenarios.ParseFile([]byte(m[1])); err != nil {
+				t.Errorf("docs/%s: an example scenario file does not parse: %v\n%s", doc, err, m[1])
+			}
+		}
+	}
+	for _, doc := range []string{"guide.md", "reference.md", "architecture.md"} {
+		if found[doc] == 0 {
+			t.Errorf("docs/%s shows no scenario file in a json block: the example moved, or the pattern is broken", doc)
+		}
+	}
+}
+
+// The reference's example is a suite file as it is: the doc says so.
+func TestReferenceScenarioExampleIsASuiteFile(t *testing.T) {
+	root := repoRoot(t)
+	text := readDoc(t, filepath.Join(root, "docs", "reference.md"))
+	m := regexp.MustCompile("A suite file, `(scenarios/suite/[a-z0-9-]+\\.json)`[^`]*(?:`[^`]*`[^`]*)*?```json\n((?s).*?)```").FindStringSubmatch(text)
+	if m == nil {
+		t.Fatal("docs/reference.md has no \"A suite file, `scenarios/suite/NAME.json`\" example followed by its json block")
+	}
+	want := readDoc(t, filepath.Join(root, m[1]))
+	if strings.TrimSpace(m[2]) != strings.TrimSpace(want) {
+		t.Errorf("docs/reference.md's example is not %s as it is now: copy the file again", m[1])
 	}
 }
