@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/internal/suggest"
@@ -22,8 +23,9 @@ import (
 // Env is what a schedule acts on.
 type Env struct {
 	Cluster *cluster.Cluster
-	// Clients are the workload's client processes, for faults on clients.
-	Clients *workloads.Runner
+	// Clients are the workload's client processes, for faults on clients
+	// (a *workloads.Runner in a run).
+	Clients Clients
 	Rec     *history.Recorder
 	Rng     *rand.Rand
 	// TTL is the workload's lease time, for schedules that must outwait it.
@@ -41,6 +43,33 @@ type Env struct {
 	// Clients start.
 	Begin func()
 }
+
+// Clients is what a schedule needs of the workload's clients: gates that
+// hold acquires back, moments and requests to catch, and the processes
+// behind the client slots. *workloads.Runner is the real one.
+type Clients interface {
+	// Slots is how many client slots the run has; WaitClient is slot n's
+	// current history process and OS process, once it has one.
+	Slots() int
+	WaitClient(ctx context.Context, n int) (int, *client.Process, error)
+	// HoldStart holds every acquire back until Begin; Reserve closes key
+	// to all, Admit opens it to slot alone, Open to all again.
+	HoldStart()
+	Begin()
+	Reserve(key string)
+	Admit(key string, slot int)
+	Open(key string)
+	// Catch waits for a moment of the workload and holds its client
+	// there; CatchSend does so for a request on its way out.
+	Catch(ctx context.Context, m workloads.Moment) (*workloads.Caught, error)
+	CatchSend(ctx context.Context, a workloads.Aim) (*workloads.Sending, error)
+	// WatchStops reports the clients that stopped at an armed point.
+	WatchStops() (<-chan workloads.Stop, func())
+	// Quiet waits until proc has no request in flight.
+	Quiet(ctx context.Context, proc *client.Process) error
+}
+
+var _ Clients = (*workloads.Runner)(nil)
 
 // begin lets the workload start: see Env.Begin.
 func (env Env) begin() {
