@@ -22,7 +22,8 @@ import (
 
 // Env is what a schedule acts on.
 type Env struct {
-	Cluster *cluster.Cluster
+	// Cluster is the lock service's nodes (a *cluster.Cluster in a run).
+	Cluster Cluster
 	// Clients are the workload's client processes, for faults on clients
 	// (a *workloads.Runner in a run).
 	Clients Clients
@@ -70,6 +71,31 @@ type Clients interface {
 }
 
 var _ Clients = (*workloads.Runner)(nil)
+
+// Cluster is what a schedule needs of the cluster: its nodes by name and
+// role and as Sentinel or Redis Cluster sees them now, the links from
+// clients to nodes, and its health. *cluster.Cluster is the real one.
+type Cluster interface {
+	// Setup is the Spec the cluster runs.
+	Setup() cluster.Spec
+	Node(name string) (*cluster.Node, error)
+	ByRole(r cluster.Role) []*cluster.Node
+	// Master and Replicas are the nodes in those roles now; GroupName is
+	// Sentinel's name for them.
+	Master(ctx context.Context) (*cluster.Node, error)
+	Replicas(ctx context.Context) ([]*cluster.Node, error)
+	GroupName() string
+	// Link is the proxy between client slot client and node.
+	Link(client int, node string) (*cluster.Link, error)
+	// Masters, PrimarySlot and MigrateSlot are for a Redis Cluster.
+	Masters(ctx context.Context) ([]*cluster.Node, error)
+	PrimarySlot() (int, error)
+	MigrateSlot(ctx context.Context, slot int, src, dst *cluster.Node, pause time.Duration) error
+	// WaitHealthy waits until every node answers and agrees on the master.
+	WaitHealthy(ctx context.Context, timeout time.Duration) error
+}
+
+var _ Cluster = (*cluster.Cluster)(nil)
 
 // begin lets the workload start: see Env.Begin.
 func (env Env) begin() {
