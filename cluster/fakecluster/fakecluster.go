@@ -26,6 +26,9 @@ type Cluster struct {
 	mu     sync.Mutex
 	nodes  []*Node
 	master *Node
+	// resource holds the data the lock protects, outside the lock
+	// service; no fault touches it.
+	resource *miniredis.Miniredis
 }
 
 // Node is one in-memory Redis server and its fault state.
@@ -38,15 +41,20 @@ type Node struct {
 	isolated bool
 }
 
-// New starts a master (redis-1) and replicas redis-2 ... redis-(1+replicas).
+// New starts a master (redis-1), replicas redis-2 ... redis-(1+replicas)
+// and a resource node.
 func New(replicas int) (*Cluster, error) {
 	c := &Cluster{}
-	for i := range replicas + 1 {
+	for i := range replicas + 2 {
 		srv := miniredis.NewMiniRedis()
 		srv.ClockTTL(true) // keys expire as real time passes
 		if err := srv.Start(); err != nil {
 			c.Close()
 			return nil, err
+		}
+		if i == replicas+1 {
+			c.resource = srv
+			break
 		}
 		c.nodes = append(c.nodes, &Node{Info: &cluster.Node{Name: fmt.Sprintf("redis-%d", i+1), Role: cluster.RoleRedis}, srv: srv})
 	}
@@ -64,6 +72,9 @@ func (c *Cluster) Close() {
 			n.paused = false
 		}
 		n.srv.Close()
+	}
+	if c.resource != nil {
+		c.resource.Close()
 	}
 }
 
@@ -334,10 +345,11 @@ func (c *Cluster) WaitHealthy(ctx context.Context, timeout time.Duration) error 
 func (c *Cluster) MasterEndpoints() endpoints.Endpoints {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	logical := c.master.Info.Name + ":6379"
+	logical, resource := c.master.Info.Name+":6379", cluster.ResourceName+":6379"
 	return endpoints.Endpoints{
 		Topology:  endpoints.Independent,
 		Masters:   []string{logical},
-		Addresses: map[string]string{logical: c.master.srv.Addr()},
+		Resource:  resource,
+		Addresses: map[string]string{logical: c.master.srv.Addr(), resource: c.resource.Addr()},
 	}
 }
