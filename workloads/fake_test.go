@@ -1,8 +1,6 @@
 package workloads_test
 
 import (
-	"bytes"
-	"context"
 	"testing"
 	"time"
 
@@ -14,34 +12,16 @@ import (
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
-// runUntil drives a workload against the fake cluster until done holds on
-// what it recorded, and returns the history read back from its JSON.
+// runUntil drives a workload until done holds on what it recorded.
 func runUntil(t *testing.T, name string, cfg workloads.Config, done func([]history.Op) bool) []history.Op {
 	t.Helper()
-	var buf bytes.Buffer
-	rec := history.NewRecorder(&buf)
-	cfg.Rec = rec
-	r, err := workloads.NewRunner(name, cfg)
-	require.NoError(t, err)
-	stop := make(chan struct{})
-	ended := make(chan error, 1)
-	go func() { ended <- r.Run(context.Background(), stop) }()
-	deadline := time.Now().Add(time.Minute)
-	for !done(rec.Ops()) {
-		require.True(t, time.Now().Before(deadline), "the workload never got there: %d ops", len(rec.Ops()))
-		time.Sleep(5 * time.Millisecond)
-	}
-	close(stop)
-	require.NoError(t, <-ended)
-	require.Empty(t, children(t), "no client process outlives its run")
-	ops, err := history.Parse(&buf)
-	require.NoError(t, err)
-	pairs, err := history.Pair(ops)
-	require.NoError(t, err)
-	for _, p := range pairs {
-		require.NotNil(t, p.Complete, "every operation completes when the workload stops: %+v", p.Invoke)
-	}
-	return ops
+	return drive(t, name, cfg, nil, func(rec *history.Recorder) {
+		deadline := time.Now().Add(time.Minute)
+		for !done(rec.Ops()) {
+			require.True(t, time.Now().Before(deadline), "the workload never got there: %d ops", len(rec.Ops()))
+			time.Sleep(5 * time.Millisecond)
+		}
+	})
 }
 
 func fakeConfig(t *testing.T, lock string) (*fakecluster.Cluster, workloads.Config) {
