@@ -9,6 +9,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/deadbolt-lab/deadbolt/checker"
 )
 
 // IndexFile is the store's list of every run, at the store's root.
@@ -33,9 +35,9 @@ type indexPage struct {
 	// results.json could not be read.
 	Unfinished int
 	Unreadable []string
-	// Failed are the runs whose verdict contradicted their expectation,
-	// newest first: the page's first lines point to them.
-	Failed []indexRow
+	// Attention lists, newest first, the runs a reader opens the page for:
+	// those whose verdict missed the expectation or is unknown.
+	Attention []indexRow
 }
 
 type indexRow struct {
@@ -134,8 +136,8 @@ func scanStore(root string) (indexPage, error) {
 		return a.Path < b.Path
 	})
 	for _, row := range page.Runs {
-		if row.R.Outcome() == "FAIL" {
-			page.Failed = append(page.Failed, row)
+		if row.R.Outcome() == "FAIL" || row.R.Verdict == string(checker.Unknown) {
+			page.Attention = append(page.Attention, row)
 		}
 	}
 	return page, nil

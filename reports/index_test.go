@@ -28,7 +28,7 @@ func TestIndexListsEveryRunNewestFirst(t *testing.T) {
 	require.NoError(t, err)
 	page := string(b)
 
-	rows := regexp.MustCompile(`(?s)<tr>\s*<td>(.*?)</tr>`).FindAllStringSubmatch(page, -1)
+	rows := regexp.MustCompile(`(?s)<tr>\s*<td class="time">(.*?)</tr>`).FindAllStringSubmatch(page, -1)
 	require.Len(t, rows, 2, "one row per finished run")
 	require.Contains(t, rows[0][1], "expiry-simple", "newest first")
 	require.Contains(t, rows[0][1], `<span class="verdict valid">valid</span>`)
@@ -41,13 +41,24 @@ func TestIndexListsEveryRunNewestFirst(t *testing.T) {
 	require.Contains(t, page, "pause-simple/20260104T000000.000Z")
 	require.Equal(t, 1, strings.Count(page, "1 that did not"))
 
-	// The one run that contradicted its expectation is named first, with
-	// its page; the one that matched is not.
-	failed := regexp.MustCompile(`(?s)<div class="failed">(.*?)</div>`).FindStringSubmatch(page)
-	require.NotNil(t, failed, "the page points to the failing run")
-	require.Contains(t, failed[1], "1 run that did not match its expectation")
-	require.Contains(t, failed[1], `<a href="expiry-simple/20260102T000000.000Z/report.html">expiry-simple</a>`)
-	require.NotContains(t, failed[1], "failover-simple")
-	require.Less(t, strings.Index(page, `class="failed"`), strings.Index(page, "<table>"))
-	require.Contains(t, page, `<div class="wide"><table>`, "a wide table scrolls instead of being cut")
+	// The line at the top points at the one run that missed, and only it.
+	attention := regexp.MustCompile(`(?s)<p class="attention" id="attention">(.*?)</p>`).FindStringSubmatch(page)
+	require.NotNil(t, attention, "a line points at the failing run")
+	require.Less(t, strings.Index(page, "attention"), strings.Index(page, "<table>"), "above the table")
+	require.Contains(t, attention[1], "1 of 2 runs needs a look")
+	require.Contains(t, attention[1], `href="expiry-simple/20260102T000000.000Z/report.`)
+	require.NotContains(t, attention[1], "failover-simple", "a run that passed is not pointed at")
+	// The table scrolls inside the page and its links wrap: no cut column.
+	require.Contains(t, page, `<div class="runs"><table>`)
+	require.Contains(t, page, `<td class="links">`)
+}
+
+// A store whose runs all matched has no attention line.
+func TestIndexPointsAtNoRunWhenAllMatched(t *testing.T) {
+	root := t.TempDir()
+	runDir(t, root, "failover-simple", "20260101T000000.000Z", doubleHold(), "unsafe")
+	require.NoError(t, WriteIndex(root))
+	b, err := os.ReadFile(filepath.Join(root, IndexFile))
+	require.NoError(t, err)
+	require.NotContains(t, string(b), `id="attention"`)
 }
