@@ -3,6 +3,7 @@ package nemesis
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,10 +24,12 @@ import (
 //	holder             the client that holds the step's key, the moment it does
 //	holder:S           client slot S, the moment it holds the step's key
 //	link:S:N1,N2       client slot S's links to the named nodes (S = *: chosen
-//	                   by the seed; nodes = minority or majority: chosen by the seed)
+//	                   by the seed; nodes = minority or majority: chosen by the seed;
+//	                   primary or replica: the node of that role, found when the
+//	                   fault strikes, so one scenario fits any deployment's names)
 //
 // SelectorHelp lists the target selectors.
-var SelectorHelp = "primary, replica, sentinel, minority, majority, node:NAMES, client:SLOT, holder, holder:SLOT, link:SLOT:NAMES (SLOT may be *, NAMES of a link minority or majority)"
+var SelectorHelp = "primary, replica, sentinel, minority, majority, node:NAMES, client:SLOT, holder, holder:SLOT, link:SLOT:NAMES (SLOT may be *, NAMES of a link minority, majority, primary or replica)"
 
 // CheckSelector rejects a selector that can never resolve, before any
 // container starts: a scenario file's target, say.
@@ -72,8 +75,8 @@ func RenameNodes(sel string, rename func(name string) (string, bool)) (string, e
 	case "link":
 		slot, nodes, _ := strings.Cut(arg, ":")
 		prefix, arg = prefix+slot+":", nodes
-		if arg == "minority" || arg == "majority" {
-			return sel, nil
+		if slices.Contains([]string{"minority", "majority", "primary", "replica"}, arg) {
+			return sel, nil // a share or a role names no node
 		}
 	default:
 		return sel, nil
@@ -165,9 +168,12 @@ func resolve(ctx context.Context, env Env, sel, key string, on history.F) (Targe
 		slot := slotOf(env, slotText)
 		var ns []*cluster.Node
 		var err error
-		if names == "minority" || names == "majority" {
+		switch names {
+		case "minority", "majority":
 			ns, err = share(env, names)
-		} else {
+		case "primary", "replica":
+			ns, err = linkByRole(ctx, env, names)
+		default:
 			ns, err = named(c, names)
 		}
 		if err != nil {
@@ -178,6 +184,18 @@ func resolve(ctx context.Context, env Env, sel, key string, on history.F) (Targe
 		return t, nil
 	}
 	return Target{}, checkSelector(sel)
+}
+
+// linkByRole is the node of role (primary or replica) for a link, found
+// when the fault strikes: one scenario then fits any deployment's node
+// names. A single lock-service master is the primary of a topology that
+// has no failover.
+func linkByRole(ctx context.Context, env Env, role string) ([]*cluster.Node, error) {
+	if ms := env.Cluster.ByRole(cluster.RoleRedis); role == "primary" && len(ms) == 1 {
+		return ms, nil
+	}
+	t, err := resolve(ctx, env, role, "", "")
+	return t.Nodes, err
 }
 
 // share picks a minority or majority of the lock-service masters by seed.

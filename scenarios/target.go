@@ -141,7 +141,7 @@ func (s *Scenario) retarget(target endpoints.Endpoints) error {
 		sel, err := nemesis.RenameNodes(st.Target, rename)
 		if err != nil {
 			return fmt.Errorf("scenario %s's step %d: %w, which the target's nodes (%s) do not have: "+
-				"write a scenario file whose steps name the target's nodes, or a role (primary, replica), and run it with --file",
+				"write a scenario file whose steps name a role (primary, replica; link:SLOT:primary for a link), a share (minority, link:SLOT:minority) or the target's nodes, and run it with --file",
 				s.Name, i+1, err, strings.Join(slices.Sorted(maps.Keys(have)), ", "))
 		}
 		steps[i].Target = sel

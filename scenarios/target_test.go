@@ -43,4 +43,7 @@ func TestRetargetPutsTheTargetsNodesInTheSteps(t *testing.T) {
 	got.Fault.Steps[0].Target = "primary"
 	require.NoError(t, got.retarget(sentinel))
 	require.Equal(t, "primary", got.Fault.Steps[0].Target)
+	got.Fault.Steps[0].Target = "link:0:primary"
+	require.NoError(t, got.retarget(sentinel), "a link by role fits any deployment's names")
+	require.Equal(t, "link:0:primary", got.Fault.Steps[0].Target)
 }

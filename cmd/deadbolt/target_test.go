@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -63,6 +64,17 @@ func TestTargetRunsAgainstSomeoneElsesDeployment(t *testing.T) {
 
 	// A link fault: the harness's proxies sit in front of the target.
 	code, out = deadboltNoDocker("run", "delay-bsm", "--target", file, "--seed", "1", "--store", store)
+	require.Equal(t, exitOK, code, out)
+	require.Contains(t, out, "delay-bsm: invalid (expected unsafe)")
+
+	// The same link aimed by role: the primary found when the fault strikes.
+	suite, err := os.ReadFile(filepath.Join("..", "..", "scenarios", "suite", "delay-bsm.json"))
+	require.NoError(t, err)
+	byRole := strings.Replace(string(suite), `"link:0:redis-1"`, `"link:0:primary"`, 1)
+	require.NotEqual(t, string(suite), byRole)
+	scenarioFile := filepath.Join(t.TempDir(), "delay-by-role.json")
+	require.NoError(t, os.WriteFile(scenarioFile, []byte(byRole), 0o644))
+	code, out = deadboltNoDocker("run", "--file", scenarioFile, "--target", file, "--seed", "1", "--store", store)
 	require.Equal(t, exitOK, code, out)
 	require.Contains(t, out, "delay-bsm: invalid (expected unsafe)")
 
