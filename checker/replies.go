@@ -132,7 +132,7 @@ func (replies) Part(in *Input, at PartAt) (any, any) {
 	return found, next
 }
 
-func (replies) Merge(parts []any) Result {
+func (replies) Merge(_ *Input, parts []any) Result {
 	found := []BadReply{}
 	for _, p := range parts {
 		found = append(found, p.([]BadReply)...)
