@@ -58,12 +58,32 @@ func DoubleHolds(ops []history.Op) ([]DoubleHold, error) {
 
 type doubleHoldChecker struct{}
 
-func (doubleHoldChecker) Check(in *Input) Result {
-	holds := 0
+func (c doubleHoldChecker) Check(in *Input) Result { return checkWhole(c, in) }
+
+// doubleHoldPart is what a key or window holds: its double holds and
+// how many holding windows it had. No hold of a window overlaps a later
+// window's (window.go), so the parts need no carry.
+type doubleHoldPart struct {
+	found []DoubleHold
+	holds int
+}
+
+func (doubleHoldChecker) Part(in *Input, _ PartAt) (any, any) {
+	p := doubleHoldPart{found: findDoubleHolds(in.Holds, in.Faults, in.Reentrant)}
 	for _, hs := range in.Holds {
-		holds += len(hs)
+		p.holds += len(hs)
 	}
-	return doubleHoldResult(findDoubleHolds(in.Holds, in.Faults, in.Reentrant), holds, len(in.ExpiredOnArrival))
+	return p, nil
+}
+
+func (doubleHoldChecker) Merge(whole *Input, parts []any) Result {
+	var all doubleHoldPart
+	for _, p := range parts {
+		p := p.(doubleHoldPart)
+		all.found, all.holds = append(all.found, p.found...), all.holds+p.holds
+	}
+	sortDoubleHolds(all.found)
+	return doubleHoldResult(all.found, all.holds, len(whole.ExpiredOnArrival))
 }
 
 // doubleHoldResult is the verdict on dh, the double holds found among

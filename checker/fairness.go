@@ -64,7 +64,31 @@ func (j QueueJump) String() string {
 	return s
 }
 
-func (fairness) Check(in *Input) Result { return fairnessResult(queueJumpsOf(in)) }
+func (c fairness) Check(in *Input) Result { return checkWhole(c, in) }
+
+// fairnessPart is a key's or window's queue jumps and counts. A waiter and
+// the acquire sent while it waited never span a cut (window.go).
+type fairnessPart struct {
+	jumps         []QueueJump
+	queued        int
+	pairs, passed int64
+}
+
+func (fairness) Part(in *Input, _ PartAt) (any, any) {
+	var p fairnessPart
+	p.jumps, p.queued, p.pairs, p.passed = queueJumpsOf(in)
+	return p, nil
+}
+
+func (fairness) Merge(_ *Input, parts []any) Result {
+	var all fairnessPart
+	for _, p := range parts {
+		p := p.(fairnessPart)
+		all.jumps = append(all.jumps, p.jumps...)
+		all.queued, all.pairs, all.passed = all.queued+p.queued, all.pairs+p.pairs, all.passed+p.passed
+	}
+	return fairnessResult(all.jumps, all.queued, all.pairs, all.passed)
+}
 
 // queueJumpsOf judges every key's grants: the jumps found, key by key in
 // key order, the acquires that stood in line, the pairs judged and the

@@ -31,7 +31,6 @@ type keyPart struct {
 	key   string
 	stats Stats
 	gap   noGrant
-	holds int
 	// expired are the leases granted after their TTL had passed.
 	expired []string
 	clocks  []Anomaly
@@ -43,15 +42,8 @@ type keyPart struct {
 	locks []lockOp
 	held  []Hold
 
-	dh    []DoubleHold
-	ll    LeaseLockResult
-	un    []Unavailability
-	jumps []QueueJump
-	// parts are the Parted checkers' parts, by checker, in window order.
+	// parts are the checkers' parts, by checker, in window order.
 	parts map[string][]any
-	// queued, pairs and passed are fairness's counts.
-	queued        int
-	pairs, passed int64
 }
 
 // checkKeys checks each key of the spilled history whose reading left
@@ -79,12 +71,7 @@ func checkKeys(b *inputBuilder, sp *spill, names []string, opts Options) (Report
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				run := &windowRun{g: g, names: names, opts: opts, closed: newLeaseSet(), parted: map[string]Parted{}}
-				for _, n := range names {
-					if c, ok := partedOf(n, opts); ok {
-						run.parted[n] = c
-					}
-				}
+				run := &windowRun{g: g, checkers: partedCheckers(names, opts), closed: newLeaseSet()}
 				got, err := checkBucket(run, sp, i, named)
 				mu.Lock()
 				parts = append(parts, got...)
@@ -104,9 +91,13 @@ func checkKeys(b *inputBuilder, sp *spill, names []string, opts Options) (Report
 	slices.SortFunc(parts, func(a, b *keyPart) int { return cmp.Compare(a.key, b.key) })
 	summarize(g, parts)
 	results := make([]Result, len(names))
-	for i, n := range names {
-		results[i] = mergeKeys(n, parts, g, opts)
-		results[i].Checker = n
+	for i, c := range partedCheckers(names, opts) {
+		var all []any
+		for _, p := range parts {
+			all = append(all, p.parts[c.name]...)
+		}
+		results[i] = c.Merge(g, all)
+		results[i].Checker = c.name
 	}
 	return compose(g, results, opts), nil
 }
@@ -137,15 +128,15 @@ func checkBucket(run *windowRun, sp *spill, i int, named map[string]bool) ([]*ke
 		return nil, r.err
 	}
 	var parts []*keyPart
-	// whole are the keys to check whole, with the steps their windows'
-	// search took before it gave up.
-	whole := map[uint32]*pieceChain{}
-	spent := map[string]*pieceChain{}
+	// whole are the keys to check whole; abandoned what their windows
+	// left each checker.
+	whole := map[uint32]bool{}
+	abandoned := map[string]map[string]any{}
 	for id, kw := range keys {
 		if p := kw.finish(); p != nil {
 			parts = append(parts, p)
 		} else {
-			whole[id], spent[kw.key] = kw.chain, kw.chain
+			whole[id], abandoned[kw.key] = true, kw.carry
 			if !kw.named {
 				windowCounts.redone.Add(1)
 			}
@@ -155,20 +146,18 @@ func checkBucket(run *windowRun, sp *spill, i int, named map[string]bool) ([]*ke
 	if len(whole) == 0 {
 		return parts, nil
 	}
-	byKey, err := sp.loadKeys(i, func(id uint32) bool { return whole[id] != nil })
+	byKey, err := sp.loadKeys(i, func(id uint32) bool { return whole[id] })
 	for k, locks := range byKey {
-		p := checkKey1(run.g, k, locks, named[k], run.names, run.opts)
-		if c := spent[k]; c != nil {
-			p.ll.Steps, p.ll.MostSteps = p.ll.Steps+c.steps, max(p.ll.MostSteps, c.most)
-		}
-		parts = append(parts, p)
+		parts = append(parts, checkKey1(run.g, k, locks, named[k], run.checkers, abandoned[k]))
 		delete(byKey, k)
 	}
 	return parts, err
 }
 
-// checkKey1 checks one key's lock operations, in invocation order.
-func checkKey1(g *Input, key string, locks []lockOp, named bool, names []string, opts Options) *keyPart {
+// checkKey1 checks one key's lock operations, in invocation order;
+// abandoned is what each checker's windows of the key left, if it was
+// cut in windows before.
+func checkKey1(g *Input, key string, locks []lockOp, named bool, checkers []namedParted, abandoned map[string]any) *keyPart {
 	in := &Input{Faults: g.Faults, Phases: g.Phases, End: g.End, Reentrant: g.Reentrant, nemesis: g.nemesis}
 	p := &keyPart{key: key}
 	in.locks, p.clocks, p.dropped = clientClocks(locks)
@@ -183,30 +172,13 @@ func checkKey1(g *Input, key string, locks []lockOp, named bool, names []string,
 		}
 	}
 	p.gap = longestGap(grants, key)
-	p.holds = len(in.Holds[key])
 	p.early = earlyOp(in.Phases, in.locks)
 	if named {
 		p.locks, p.held = in.locks, in.Holds[key]
 	}
-	for _, n := range names {
-		switch n {
-		case "double-holds":
-			p.dh = findDoubleHolds(in.Holds, in.Faults, in.Reentrant)
-		case "lease-lock":
-			p.ll = checkLeaseLock(in.locks, in.Faults, opts.modelSteps(), in.Reentrant)
-			if len(p.ll.FailedKeys) == 0 {
-				p.ll.byKey, p.ll.info = nil, nil // kept only to draw a failed key
-			}
-		case "liveness":
-			p.un = liveness{threshold: opts.LivenessThreshold}.unavailable(in)
-		case "fairness":
-			p.jumps, p.queued, p.pairs, p.passed = queueJumpsOf(in)
-		default:
-			if c, ok := partedOf(n, opts); ok {
-				part, _ := c.Part(in, PartAt{})
-				p.addPart(n, part)
-			}
-		}
+	for _, c := range checkers {
+		part, _ := c.Part(in, PartAt{Key: key, Last: true, Abandoned: abandoned[c.name]})
+		p.addPart(c.name, part)
 	}
 	return p
 }
@@ -218,63 +190,24 @@ func (p *keyPart) addPart(name string, part any) {
 	p.parts[name] = append(p.parts[name], part)
 }
 
-// mergeKeys composes checker n's result from its findings on each key,
-// parts in key order; g is the history's summary, its stats to be filled.
-func mergeKeys(n string, parts []*keyPart, g *Input, opts Options) Result {
-	switch n {
-	case "double-holds":
-		var dh []DoubleHold
-		holds := 0
-		for _, p := range parts {
-			dh, holds = append(dh, p.dh...), holds+p.holds
+// namedParted is a chosen checker, all of which are Parted when a
+// history is checked key by key (CheckReader).
+type namedParted struct {
+	name string
+	Parted
+}
+
+// partedCheckers builds the checkers names, in order.
+func partedCheckers(names []string, opts Options) []namedParted {
+	cs := make([]namedParted, len(names))
+	for i, n := range names {
+		c, ok := partedOf(n, opts)
+		if !ok {
+			panic("checker: " + n + " is not checked key by key") // CheckReader chose to stream
 		}
-		sortDoubleHolds(dh)
-		return doubleHoldResult(dh, holds, len(g.ExpiredOnArrival))
-	case "lease-lock":
-		all := keyed(modelFor(g.Reentrant))
-		ll := LeaseLockResult{Verdict: Valid, byKey: map[string][]*lockOp{}, faults: g.Faults, steps: opts.modelSteps(), model: all.ToModel()}
-		for _, p := range parts {
-			r := p.ll
-			ll.FailedKeys, ll.FailedAt = append(ll.FailedKeys, r.FailedKeys...), append(ll.FailedAt, r.FailedAt...)
-			ll.Anomalies, ll.UnknownKeys = append(ll.Anomalies, r.Anomalies...), append(ll.UnknownKeys, r.UnknownKeys...)
-			ll.Keys, ll.Operations = ll.Keys+r.Keys, ll.Operations+r.Operations
-			ll.Steps, ll.MostSteps = ll.Steps+r.Steps, max(ll.MostSteps, r.MostSteps)
-			for _, k := range r.FailedKeys {
-				ll.byKey[k] = r.byKey[k] // what WriteVisualization draws
-			}
-		}
-		switch {
-		case len(ll.FailedKeys) > 0:
-			ll.Verdict = Invalid
-		case len(ll.UnknownKeys) > 0:
-			ll.Verdict = Unknown
-		}
-		return leaseLockResult(ll, opts.modelSteps())
-	case "liveness":
-		var un []Unavailability
-		for _, p := range parts {
-			un = append(un, p.un...)
-		}
-		sortUnavailable(un)
-		return livenessResult(un, g.End)
-	case "fairness":
-		var jumps []QueueJump
-		queued, pairs, passed := 0, int64(0), int64(0)
-		for _, p := range parts {
-			jumps = append(jumps, p.jumps...)
-			queued, pairs, passed = queued+p.queued, pairs+p.pairs, passed+p.passed
-		}
-		return fairnessResult(jumps, queued, pairs, passed)
+		cs[i] = namedParted{n, c}
 	}
-	c, ok := partedOf(n, opts)
-	if !ok {
-		panic("checker: " + n + " is not checked key by key")
-	}
-	var all []any
-	for _, p := range parts {
-		all = append(all, p.parts[n]...)
-	}
-	return c.Merge(all)
+	return cs
 }
 
 // summarize fills the history's summary g from its keys' parts: the

@@ -89,6 +89,7 @@ func compareHandMade() int {
 			}
 		}
 	}
+	bad += comparePathsHandMade(handMade.ops)
 	if bad > 0 {
 		return 1
 	}

@@ -324,8 +324,79 @@ func init() {
 
 type leaseLockChecker struct{ steps int64 }
 
+// Check keeps every key's operations in the result, for the model view
+// of a history checked whole; Part keeps only the failed keys'.
 func (c leaseLockChecker) Check(in *Input) Result {
 	return leaseLockResult(checkLeaseLock(in.locks, in.Faults, c.steps, in.Reentrant), c.steps)
+}
+
+// leaseLockCarry is a key's search chained over its windows (pieceChain),
+// and the operations it was given.
+type leaseLockCarry struct {
+	chain *pieceChain
+	ops   int
+}
+
+// Part searches a whole key as Check does, or chains a window onto the
+// key's search so far; a key the chain cannot prove legal is checked
+// whole, the steps its windows took counted with it.
+func (c leaseLockChecker) Part(in *Input, at PartAt) (any, any) {
+	if !at.Windowed() {
+		r := checkLeaseLock(in.locks, in.Faults, c.steps, in.Reentrant)
+		if spent, ok := at.Abandoned.(*leaseLockCarry); ok {
+			r.Steps, r.MostSteps = r.Steps+spent.chain.steps, max(r.MostSteps, spent.chain.most)
+		}
+		if len(r.FailedKeys) == 0 {
+			r.byKey, r.info = nil, nil // kept only to draw a failed key
+		}
+		return r, nil
+	}
+	w, _ := at.Carry.(*leaseLockCarry)
+	if w == nil {
+		w = &leaseLockCarry{chain: newPieceChain(modelFor(in.Reentrant), c.steps)}
+	}
+	_, byKey := searchable(in.locks)
+	ls := slices.SortedFunc(slices.Values(byKey[at.Key]), func(a, b *lockOp) int { return cmp.Compare(a.call, b.call) })
+	w.ops += len(ls)
+	if w.chain.add(ls); w.chain.failed || (at.Last && !w.chain.finish()) {
+		at.CheckWhole()
+		return nil, w
+	}
+	if !at.Last {
+		return nil, w
+	}
+	r := LeaseLockResult{Verdict: Valid, Operations: w.ops, Steps: w.chain.steps, MostSteps: w.chain.most}
+	if w.ops > 0 {
+		r.Keys = 1
+	}
+	return r, w
+}
+
+// Merge composes the keys' searches; a window before a key's last has
+// none (the key's search is decided at its last).
+func (c leaseLockChecker) Merge(whole *Input, parts []any) Result {
+	all := keyed(modelFor(whole.Reentrant))
+	ll := LeaseLockResult{Verdict: Valid, byKey: map[string][]*lockOp{}, faults: whole.Faults, steps: c.steps, model: all.ToModel()}
+	for _, p := range parts {
+		r, ok := p.(LeaseLockResult)
+		if !ok {
+			continue
+		}
+		ll.FailedKeys, ll.FailedAt = append(ll.FailedKeys, r.FailedKeys...), append(ll.FailedAt, r.FailedAt...)
+		ll.Anomalies, ll.UnknownKeys = append(ll.Anomalies, r.Anomalies...), append(ll.UnknownKeys, r.UnknownKeys...)
+		ll.Keys, ll.Operations = ll.Keys+r.Keys, ll.Operations+r.Operations
+		ll.Steps, ll.MostSteps = ll.Steps+r.Steps, max(ll.MostSteps, r.MostSteps)
+		for _, k := range r.FailedKeys {
+			ll.byKey[k] = r.byKey[k] // what WriteVisualization draws
+		}
+	}
+	switch {
+	case len(ll.FailedKeys) > 0:
+		ll.Verdict = Invalid
+	case len(ll.UnknownKeys) > 0:
+		ll.Verdict = Unknown
+	}
+	return leaseLockResult(ll, c.steps)
 }
 
 // leaseLockResult is the verdict of the model check ll, each search

@@ -50,7 +50,44 @@ type Unavailability struct {
 
 type span struct{ from, to int64 }
 
-func (c liveness) Check(in *Input) Result { return livenessResult(c.unavailable(in), in.End) }
+func (c liveness) Check(in *Input) Result { return checkWhole(c, in) }
+
+// Part finds a whole key's stretches at once, and a window's by carrying
+// the sweep on (liveness_sweep.go); a key whose threshold changed after
+// refusals were counted with it is checked whole.
+func (c liveness) Part(in *Input, at PartAt) (any, any) {
+	if !at.Windowed() {
+		return c.unavailable(in), nil
+	}
+	w, _ := at.Carry.(*liveWindows)
+	if w == nil {
+		w = &liveWindows{key: at.Key, threshold: int64(c.threshold)}
+	}
+	w.window(in.locks, in.Holds[at.Key], in.End, at.Last, at.Open, func(lease string) (int, bool) {
+		p, ok := at.Before(lease)
+		return p, ok && p >= 0
+	})
+	if !at.Last {
+		return nil, w
+	}
+	if !w.exact() {
+		at.CheckWhole()
+		return nil, w
+	}
+	return w.found, w
+}
+
+// Merge takes the parts' stretches; a window before a key's last has none
+// (its stretches may yet learn how their lease was released).
+func (liveness) Merge(whole *Input, parts []any) Result {
+	var found []Unavailability
+	for _, p := range parts {
+		u, _ := p.([]Unavailability)
+		found = append(found, u...)
+	}
+	sortUnavailable(found)
+	return livenessResult(found, whole.End)
+}
 
 // unavailable finds the stretches when a key stayed taken, in order.
 func (c liveness) unavailable(in *Input) []Unavailability {

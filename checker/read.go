@@ -8,16 +8,14 @@ import (
 	"github.com/deadbolt-lab/deadbolt/history"
 )
 
-// streamable are the checkers that read only the lock view of a history
-// (Input's holds, lock operations and faults), so that CheckReader can
-// check a history without holding it: a million operations as history.Ops
-// and their pairs take more than half a gigabyte. Every Parted checker is
-// one too.
-var streamable = map[string]bool{"double-holds": true, "fairness": true, "lease-lock": true, "liveness": true}
-
+// isStreamable reports whether the named checker reads only the lock
+// view of a history (Input's holds, lock operations and faults), so that
+// CheckReader can check a history without holding it: a million
+// operations as history.Ops and their pairs take more than half a
+// gigabyte. A checker says so by being Parted.
 func isStreamable(name string) bool {
 	_, parted := partedOf(name, Options{})
-	return streamable[name] || parted
+	return parted
 }
 
 // MemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit) that

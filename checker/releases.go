@@ -54,7 +54,7 @@ func (r releases) Check(in *Input) Result { return checkWhole(r, in) }
 
 func (releases) Part(in *Input, at PartAt) (any, any) { return badReleasesAfter(in, at.Before), nil }
 
-func (releases) Merge(parts []any) Result {
+func (releases) Merge(_ *Input, parts []any) Result {
 	br := []BadRelease{}
 	for _, p := range parts {
 		br = append(br, p.([]BadRelease)...)
@@ -87,9 +87,18 @@ func releasesResult(found []BadRelease) Result {
 	return r
 }
 
+// grantedEarlier reports whether earlier (nil for none) names lease.
+func grantedEarlier(earlier func(lease string) (int, bool), lease string) bool {
+	if earlier == nil {
+		return false
+	}
+	_, ok := earlier(lease)
+	return ok
+}
+
 // badReleasesAfter is badReleases where leases earlier also granted the key
 // (a window's leases still open from before it: window.go); nil for none.
-func badReleasesAfter(in *Input, earlier func(lease string) bool) []BadRelease {
+func badReleasesAfter(in *Input, earlier func(lease string) (int, bool)) []BadRelease {
 	granted := map[leaseID]bool{}
 	for i := range in.locks {
 		if l := &in.locks[i]; l.f == history.Acquire && l.outcome != history.Fail {
@@ -123,7 +132,7 @@ func badReleasesAfter(in *Input, earlier func(lease string) bool) []BadRelease {
 			start = l.began
 		}
 		b := BadRelease{Key: l.key, Lease: l.lease, Process: int(l.process), Invoked: start, Done: l.done, Index: int(l.invIndex)}
-		if !granted[leaseID{l.key, l.lease}] && (earlier == nil || !earlier(l.lease)) {
+		if !granted[leaseID{l.key, l.lease}] && !grantedEarlier(earlier, l.lease) {
 			b.NeverGranted = true
 			found = append(found, b)
 			continue

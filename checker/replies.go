@@ -132,7 +132,7 @@ func (replies) Part(in *Input, at PartAt) (any, any) {
 	return found, next
 }
 
-func (replies) Merge(parts []any) Result {
+func (replies) Merge(_ *Input, parts []any) Result {
 	found := []BadReply{}
 	for _, p := range parts {
 		found = append(found, p.([]BadReply)...)
@@ -257,6 +257,7 @@ func badReplies(in *Input, carried repliesCarry) ([]BadReply, map[string]int64) 
 		return bound
 	}
 	holds := in.Holds
+	untils := map[string][]int64{} // key -> the latest Until among its first i+1 holds
 	var found []BadReply
 	for i := range locks {
 		l := &locks[i]
@@ -271,7 +272,12 @@ func badReplies(in *Input, carried repliesCarry) ([]BadReply, map[string]int64) 
 		gone := goneBy(l.lease, l.done, i)
 		since := min(first[l.lease], carriedSince(carried, l.lease, first[l.lease]))
 		afterExpiry := gone > 0 && gone != never && l.start() > gone+expiryMargin(l.ttl) && !clockFaultDuring(in.Faults, since, l.done)
-		h := otherHolder(holds[l.key], l, in.Reentrant)
+		u, ok := untils[l.key]
+		if !ok {
+			u = latestUntil(holds[l.key])
+			untils[l.key] = u
+		}
+		h := otherHolder(holds[l.key], u, l, in.Reentrant)
 		switch {
 		case l.f == history.Release:
 			if afterExpiry && h == nil { // an unlock of another's key is the releases checker's
@@ -336,15 +342,21 @@ func clockFaultDuring(ws []FaultWindow, a, b int64) bool {
 	return false
 }
 
-// otherHolder is a hold of another lease (another client's, on a
-// reentrant lock) whose window covers the whole of l.
-func otherHolder(holds []Hold, l *lockOp, reentrant bool) *Hold {
-	for i := range holds {
+// otherHolder is the first hold of another lease (another client's, on a
+// reentrant lock) whose window covers the whole of l. holds are in order
+// of acquisition, until their latest Untils (latestUntil): the holds
+// before the first to reach l's return all end sooner, and those after
+// the last acquired by l's start begin later, so only those between are
+// looked at (a scan of them all made the check quadratic in a window).
+func otherHolder(holds []Hold, until []int64, l *lockOp, reentrant bool) *Hold {
+	from, _ := slices.BinarySearch(until, l.done)
+	start := l.start()
+	for i := from; i < len(holds) && holds[i].AcquiredAt <= start; i++ {
 		h := &holds[i]
 		if h.Lease == l.lease || (reentrant && int32(h.Client) == l.client) {
 			continue
 		}
-		if h.AcquiredAt <= l.start() && h.Until >= l.done {
+		if h.Until >= l.done {
 			c := *h
 			return &c
 		}

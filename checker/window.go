@@ -49,14 +49,11 @@ var windowCounts struct{ cuts, redone atomic.Int64 }
 
 // windowRun is what every key of one check shares.
 type windowRun struct {
-	g     *Input
-	names []string
-	opts  Options
+	g        *Input
+	checkers []namedParted
 	// closed are the leases named in a closed window that no lease carried
 	// open: a later operation naming one sends its key to be checked whole.
 	closed *leaseSet
-	// parted are the Parted checkers among names.
-	parted map[string]Parted
 }
 
 // keyWindows checks one key a window at a time.
@@ -79,11 +76,8 @@ type keyWindows struct {
 	redo      bool
 
 	replay *holdReplay
-	chain  *pieceChain
-	llOps  int
-	live   liveWindows
 	part   keyPart
-	// carry is each Parted checker's carry from the key's last window.
+	// carry is each checker's carry from the key's last window.
 	carry   map[string]any
 	gap     noGrant
 	granted bool
@@ -92,9 +86,7 @@ type keyWindows struct {
 }
 
 func newKeyWindows(run *windowRun, key string, named bool) *keyWindows {
-	kw := &keyWindows{run: run, key: key, named: named, replay: newHoldReplay(run.g.Reentrant)}
-	kw.chain = newPieceChain(modelFor(run.g.Reentrant), run.opts.modelSteps())
-	kw.live = liveWindows{key: key, threshold: int64(run.opts.LivenessThreshold)}
+	kw := &keyWindows{run: run, key: key, named: named, replay: newHoldReplay(run.g.Reentrant), carry: map[string]any{}}
 	kw.part.key = key
 	return kw
 }
@@ -146,15 +138,6 @@ func (kw *keyWindows) finish() *keyPart {
 	if kw.gap.d > 0 {
 		p.gap = kw.gap
 	}
-	p.un = kw.live.found
-	if kw.llOps > 0 {
-		p.ll.Keys = 1
-	}
-	p.ll.Verdict, p.ll.Operations = Valid, kw.llOps
-	if !kw.chain.finish() || !kw.live.exact() {
-		return nil
-	}
-	p.ll.Steps, p.ll.MostSteps = kw.chain.steps, kw.chain.most
 	return p
 }
 
@@ -203,43 +186,23 @@ func (kw *keyWindows) check(w []lockOp, bound int64, final bool) bool {
 	p.expired = append(p.expired, expired...)
 	p.stats.Reentries += len(reentries)
 	lockStats(&p.stats, kept)
-	p.holds += len(holds)
 	kw.grants(kept)
 	if p.early == nil {
 		p.early = earlyOp(g.Phases, kept)
 	}
 	open := func(lease string) bool { return kw.replay.open[lease] != nil }
-	for _, n := range run.names {
-		switch n {
-		case "double-holds":
-			p.dh = append(p.dh, findDoubleHolds(in.Holds, g.Faults, g.Reentrant)...)
-		case "lease-lock":
-			_, byKey := searchable(kept)
-			ls := slices.SortedFunc(slices.Values(byKey[kw.key]), func(a, b *lockOp) int { return cmp.Compare(a.call, b.call) })
-			kw.llOps += len(ls)
-			if kw.chain.add(ls); kw.chain.failed {
-				kw.redo = true
-				return false
-			}
-		case "liveness":
-			kw.live.window(kept, holds, g.End, final, open, func(lease string) (int, bool) {
-				p, ok := before[lease]
-				return p, ok && p >= 0
-			})
-		case "fairness":
-			j, q, pairs, passed := queueJumpsOf(in)
-			p.jumps, p.queued, p.pairs, p.passed = append(p.jumps, j...), p.queued+q, p.pairs+pairs, p.passed+passed
-		default:
-			if c, ok := run.parted[n]; ok {
-				at := PartAt{Before: func(lease string) bool { _, ok := before[lease]; return ok }, Carry: kw.carry[n], Open: open}
-				part, carry := c.Part(in, at)
-				p.addPart(n, part)
-				if kw.carry == nil {
-					kw.carry = map[string]any{}
-				}
-				kw.carry[n] = carry
-			}
-		}
+	whole := false
+	at := PartAt{Key: kw.key, Before: func(lease string) (int, bool) { p, ok := before[lease]; return p, ok },
+		Open: open, Last: final, CheckWhole: func() { whole = true }}
+	for _, c := range run.checkers {
+		at.Carry = kw.carry[c.name]
+		part, carry := c.Part(in, at)
+		p.addPart(c.name, part)
+		kw.carry[c.name] = carry
+	}
+	if whole {
+		kw.redo = true
+		return false
 	}
 	for i := range w {
 		if !open(w[i].lease) {
