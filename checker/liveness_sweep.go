@@ -46,42 +46,7 @@ type lastLease struct {
 // the window, and acquiredBy the process of an open lease's earlier
 // acquire.
 func (w *liveWindows) window(locks []lockOp, holds []Hold, end int64, final bool, open func(string) bool, acquiredBy func(string) (int, bool)) {
-	var cover, refused []span
-	for _, h := range holds {
-		cover = append(cover, span{h.AcquiredAt, h.Until})
-	}
-	last := map[int64]string{}
-	by := map[string]int{}
-	released := map[string]history.Type{}
-	for i := range locks {
-		l := &locks[i]
-		switch { // as liveness.unavailable
-		case l.f == history.Release:
-			released[l.lease] = l.outcome
-		case (l.f != history.Acquire && l.f != history.Renew) || l.process < 0:
-		case l.outcome != history.Fail:
-			heard := end
-			if l.completed() {
-				heard = l.done
-			}
-			if l.f == history.Acquire {
-				by[l.lease] = int(l.process)
-			}
-			until := int64(never)
-			if ttl := l.ttlLongest(); ttl > 0 { // the key may live as long as either says
-				until = heard + ttl
-			}
-			cover = append(cover, span{l.call, until})
-			last[until] = l.lease
-		case l.f == history.Acquire && l.refused:
-			refused = append(refused, span{l.call, l.done})
-		case l.f == history.Acquire:
-			cover = append(cover, span{l.call, l.done})
-		}
-		if l.f == history.Acquire && l.ttl > 0 {
-			w.ttl = l.ttl
-		}
-	}
+	cover, refused, last, by, released := w.spans(locks, holds, end)
 	for _, i := range w.pending {
 		if t, ok := released[w.found[i].LastLease]; ok {
 			w.found[i].Release = t
@@ -135,8 +100,15 @@ func (w *liveWindows) window(locks []lockOp, holds []Hold, end int64, final bool
 		}
 	}
 	w.covered, w.last = covered, facts(covered)
-	// A refusal counts only in a stretch that starts at least a threshold
-	// before it, and stretches start no earlier than covered.
+	w.prune(threshold, open)
+}
+
+// prune keeps the refusals and pending findings a later window may still
+// need: a refusal counts only in a stretch that starts at least a
+// threshold before it, and stretches start no earlier than covered; a
+// finding stays pending while its last lease is open.
+func (w *liveWindows) prune(threshold int64, open func(string) bool) {
+	covered := w.covered
 	keep := w.refusals[:0]
 	for _, r := range w.refusals {
 		if r.from >= covered+threshold {
@@ -151,6 +123,49 @@ func (w *liveWindows) window(locks []lockOp, holds []Hold, end int64, final bool
 		}
 	}
 	w.pending = kept
+}
+
+// spans are one window's spans: cover, what kept the key taken or may
+// have (holds, acquires and renewals not surely failed, to their TTL);
+// refused, the refused acquires; with each cover's end's lease (last), the
+// process of each lease acquired (by) and each release's outcome.
+func (w *liveWindows) spans(locks []lockOp, holds []Hold, end int64) (cover, refused []span, last map[int64]string, by map[string]int, released map[string]history.Type) {
+	for _, h := range holds {
+		cover = append(cover, span{h.AcquiredAt, h.Until})
+	}
+	last = map[int64]string{}
+	by = map[string]int{}
+	released = map[string]history.Type{}
+	for i := range locks {
+		l := &locks[i]
+		switch { // as liveness.unavailable
+		case l.f == history.Release:
+			released[l.lease] = l.outcome
+		case (l.f != history.Acquire && l.f != history.Renew) || l.process < 0:
+		case l.outcome != history.Fail:
+			heard := end
+			if l.completed() {
+				heard = l.done
+			}
+			if l.f == history.Acquire {
+				by[l.lease] = int(l.process)
+			}
+			until := int64(never)
+			if ttl := l.ttlLongest(); ttl > 0 { // the key may live as long as either says
+				until = heard + ttl
+			}
+			cover = append(cover, span{l.call, until})
+			last[until] = l.lease
+		case l.f == history.Acquire && l.refused:
+			refused = append(refused, span{l.call, l.done})
+		case l.f == history.Acquire:
+			cover = append(cover, span{l.call, l.done})
+		}
+		if l.f == history.Acquire && l.ttl > 0 {
+			w.ttl = l.ttl
+		}
+	}
+	return cover, refused, last, by, released
 }
 
 // use records the threshold refusals were counted with.

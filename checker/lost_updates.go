@@ -2,8 +2,8 @@ package checker
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/deadbolt-lab/deadbolt/history"
@@ -58,33 +58,7 @@ type registerKey struct {
 
 func (lostUpdates) Check(in *Input) Result {
 	r := newResult("lost-updates")
-	regs := map[string]*registerKey{}
-	reg := func(k string) *registerKey {
-		if regs[k] == nil {
-			regs[k] = &registerKey{reads: map[string][]int64{}, byValue: map[int64][]int{}}
-		}
-		return regs[k]
-	}
-	for _, p := range in.Pairs {
-		inv, c := p.Invoke, p.Complete
-		switch {
-		case inv.Process == history.HarnessProcess && p.Outcome() == history.OK && inv.F == history.Write:
-			reg(inv.Key).initial = inv.Value
-		case inv.Process == history.HarnessProcess && p.Outcome() == history.OK && inv.F == history.Read:
-			reg(inv.Key).final = c.Value
-		case inv.Process < 0:
-		case inv.F == history.Read && p.Outcome() == history.OK:
-			g := reg(inv.Key)
-			g.reads[inv.Lease] = append(g.reads[inv.Lease], c.Time)
-		case inv.F == history.Write && inv.Value != nil:
-			g := reg(inv.Key)
-			g.byValue[*inv.Value] = append(g.byValue[*inv.Value], len(g.writes))
-			g.writes = append(g.writes, p)
-			if p.Outcome() == history.Info {
-				g.infos++
-			}
-		}
-	}
+	regs := registersOf(in)
 	if !anyRegister(regs) {
 		r.Applicable = false
 		r.Reason = "no counter: nothing set up or wrote a register, so no update could be lost."
@@ -93,12 +67,7 @@ func (lostUpdates) Check(in *Input) Result {
 	var found []LostUpdate
 	var acked, lost int64
 	var unknown, lower []string
-	keys := make([]string, 0, len(regs))
-	for k := range regs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(regs)) {
 		g := regs[k]
 		var a int64
 		for _, w := range g.writes {
@@ -143,6 +112,45 @@ func (lostUpdates) Check(in *Input) Result {
 	for _, g := range regs {
 		infos += g.infos
 	}
+	lostVerdict(&r, found, lost, acked, infos, unknown, lower)
+	return r
+}
+
+// registersOf is each register key's setup, final read, reads by lease
+// and writes, from the history's pairs.
+func registersOf(in *Input) map[string]*registerKey {
+	regs := map[string]*registerKey{}
+	reg := func(k string) *registerKey {
+		if regs[k] == nil {
+			regs[k] = &registerKey{reads: map[string][]int64{}, byValue: map[int64][]int{}}
+		}
+		return regs[k]
+	}
+	for _, p := range in.Pairs {
+		inv, c := p.Invoke, p.Complete
+		switch {
+		case inv.Process == history.HarnessProcess && p.Outcome() == history.OK && inv.F == history.Write:
+			reg(inv.Key).initial = inv.Value
+		case inv.Process == history.HarnessProcess && p.Outcome() == history.OK && inv.F == history.Read:
+			reg(inv.Key).final = c.Value
+		case inv.Process < 0:
+		case inv.F == history.Read && p.Outcome() == history.OK:
+			g := reg(inv.Key)
+			g.reads[inv.Lease] = append(g.reads[inv.Lease], c.Time)
+		case inv.F == history.Write && inv.Value != nil:
+			g := reg(inv.Key)
+			g.byValue[*inv.Value] = append(g.byValue[*inv.Value], len(g.writes))
+			g.writes = append(g.writes, p)
+			if p.Outcome() == history.Info {
+				g.infos++
+			}
+		}
+	}
+	return regs
+}
+
+// lostVerdict sets r's verdict and reason from what the registers showed.
+func lostVerdict(r *Result, found []LostUpdate, lost, acked int64, infos int, unknown, lower []string) {
 	bound := ""
 	if infos > 0 {
 		bound = fmt.Sprintf(" (%s ended unknown, so the count is a lower bound)", Plural(infos, "write"))
@@ -169,7 +177,6 @@ func (lostUpdates) Check(in *Input) Result {
 	default:
 		r.Reason = fmt.Sprintf("every one of %s landed%s.", Plural(int(acked), "acknowledged increment"), bound)
 	}
-	return r
 }
 
 // erasures lists the ok writes on one register that replaced more than the
