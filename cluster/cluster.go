@@ -384,10 +384,6 @@ func (c *Cluster) pickPort() (int, error) {
 }
 
 // Node returns the node with this name.
-// Setup is the Spec the cluster was started from (for the nemesis's
-// Cluster interface, which cannot ask for a field).
-func (c *Cluster) Setup() Spec { return c.Spec }
-
 func (c *Cluster) Node(name string) (*Node, error) {
 	for _, n := range c.Nodes {
 		if n.Name == name {

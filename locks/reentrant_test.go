@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,7 +41,6 @@ func acquireLater(ctx context.Context, l locks.Lock, key string) <-chan granted 
 type renewal struct {
 	invoked, completed time.Time
 	deadline           time.Time // the lease's deadline after a successful renewal
-	key                string
 	err                error
 }
 
@@ -63,7 +63,7 @@ func (r *renewLog) Renewing(*locks.Lease) {
 func (r *renewLog) Renewed(l *locks.Lease, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rn := renewal{invoked: r.invoked, completed: time.Now(), key: l.Key, err: err}
+	rn := renewal{invoked: r.invoked, completed: time.Now(), err: err}
 	if err == nil {
 		rn.deadline = l.Deadline // the concurrency rule: read it here
 	}
@@ -80,43 +80,6 @@ func (r *renewLog) renewals() []renewal {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]renewal(nil), r.done...)
-}
-
-// renewalsOf counts the renewals of key's leases.
-func (r *renewLog) renewalsOf(key string) int {
-	n := 0
-	for _, rn := range r.renewals() {
-		if rn.key == key {
-			n++
-		}
-	}
-	return n
-}
-
-// waitRenewals waits until key's leases were renewed n times.
-func (r *renewLog) waitRenewals(t *testing.T, key string, n int) {
-	t.Helper()
-	require.Eventually(t, func() bool { return r.renewalsOf(key) >= n }, 30*time.Second, 5*time.Millisecond,
-		"want %d renewals of %s", n, key)
-}
-
-// watchdogRuns proves, without a clock, that l's watchdog went round
-// while a released or lost lease of another key stood still: it holds a
-// fresh lease of probe until that was renewed n times (n TTL/3 cycles).
-func watchdogRuns(t *testing.T, l locks.Lock, log *renewLog, probe string, n int) {
-	t.Helper()
-	ctx := context.Background()
-	lease, err := l.Acquire(ctx, probe)
-	require.NoError(t, err)
-	log.waitRenewals(t, probe, n)
-	require.NoError(t, l.Release(ctx, lease))
-}
-
-// pauseOver waits until a CLIENT PAUSE WRITE on rdb has ended: a write
-// blocks until then, and runs after the writes queued before it.
-func pauseOver(t *testing.T, rdb *redis.Client) {
-	t.Helper()
-	require.NoError(t, rdb.Del(context.Background(), "deadbolt-test-pause-probe").Err())
 }
 
 // lastDeadline is the latest validity deadline the holder was told of.
@@ -151,13 +114,6 @@ func lostWithin(t *testing.T, l *locks.Lease, d time.Duration) time.Time {
 		t.Fatalf("Lost not closed within %v", d)
 		return time.Time{}
 	}
-}
-
-// waitSubscribed waits until someone listens on channel.
-func waitSubscribed(t *testing.T, rdb *redis.Client, channel string) {
-	t.Helper()
-	require.Eventually(t, func() bool { return rdb.PubSubNumSub(context.Background(), channel).Val()[channel] > 0 }, 10*time.Second, 5*time.Millisecond,
-		"nobody listens on %s", channel)
 }
 
 func isClosed(ch <-chan struct{}) bool {
@@ -198,9 +154,7 @@ func cancelWhilePaused(t *testing.T, l locks.Lock, key string, masters []*redis.
 	require.Error(t, err, "an acquire whose caller has gone must not return a lease")
 	require.Nil(t, lease)
 	require.False(t, locks.Failed(err), "the acquire went through or may have: its outcome is not a certain failure: %v", err)
-	for _, rdb := range masters {
-		pauseOver(t, rdb) // whatever was queued has run
-	}
+	time.Sleep(300 * time.Millisecond) // past the pause, whatever was queued has run
 	require.False(t, leftBehind(), "the acquire left the lock or a queue entry behind (%v)", err)
 }
 
@@ -254,19 +208,18 @@ func TestReentrant(t *testing.T) {
 		lease, err := l.Acquire(ctx, "wd")
 		require.NoError(t, err)
 		log.noteAcquired(lease)
-		// Sample the key's PTTL until six renewals (two TTLs) went by.
 		start := time.Now()
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for ; log.renewalsOf("wd") < 6; <-tick.C {
+		for time.Since(start) < 3*ttl+200*time.Millisecond {
 			pttl := rdb.PTTL(ctx, "wd").Val()
 			require.True(t, pttl > 0 && pttl <= ttl, "PTTL %v at %v: the watchdog let the key run down", pttl, time.Since(start))
-			require.Less(t, time.Since(start), 30*time.Second, "six renewals never came: %+v", log.renewals())
+			time.Sleep(50 * time.Millisecond)
 		}
 		require.False(t, isClosed(lease.Lost), "a renewed lease is not lost")
 		require.Equal(t, "1", rdb.HGet(ctx, "wd", lease.Token).Val(), "renewals do not add holds")
 
 		rs := log.renewals()
+		// One renewal per TTL/3: about 10 in 2s; allow for a slow machine.
+		require.GreaterOrEqual(t, len(rs), 6, "renewals: %+v", rs)
 		drift := time.Duration(float64(ttl)*0.01) + 2*time.Millisecond
 		prev := time.Time{}
 		for i, rn := range rs {
@@ -279,9 +232,9 @@ func TestReentrant(t *testing.T) {
 
 		require.NoError(t, l.Release(ctx, lease))
 		require.Equal(t, time.Duration(-2), rdb.PTTL(ctx, "wd").Val(), "released: the key is gone")
-		n := log.renewalsOf("wd")
-		watchdogRuns(t, l, log, "wd-after", 4) // more than a TTL of renewal cycles
-		require.Equal(t, n, log.renewalsOf("wd"), "the watchdog went on renewing after the final release")
+		n := len(log.renewals())
+		time.Sleep(ttl + 100*time.Millisecond)
+		require.Equal(t, n, len(log.renewals()), "the watchdog went on renewing after the final release")
 		require.Equal(t, int64(0), rdb.Exists(ctx, "wd").Val())
 		require.False(t, isClosed(lease.Lost), "a released lease is not lost")
 	})
@@ -292,18 +245,18 @@ func TestReentrant(t *testing.T) {
 		l := clustertest.NewLock(t, "reentrant", c, locks.Options{TTL: ttl, Events: log})
 		lease, err := l.Acquire(ctx, "lost")
 		require.NoError(t, err)
-		log.noteAcquired(lease)
-		log.waitRenewals(t, "lost", 1)
+		time.Sleep(250 * time.Millisecond)
+		deleted := time.Now()
 		require.Equal(t, int64(1), rdb.Del(ctx, "lost").Val())
-		closed := lostWithin(t, lease, 10*time.Second)
-		// The next renewal found the key gone, before the lease ran out
-		// (the deadline alone would close Lost no sooner than that).
-		require.True(t, closed.Before(log.lastDeadline()), "Lost came only with the deadline, not from the renewal")
+		closed := lostWithin(t, lease, 2*ttl)
+		// The next renewal, at most TTL/3 later, finds the key gone; the
+		// deadline alone would take at least TTL/3 more.
+		require.Less(t, closed.Sub(deleted), ttl/3+200*time.Millisecond, "Lost came late")
 		rs := log.renewals()
 		require.NotEmpty(t, rs)
 		require.ErrorIs(t, rs[len(rs)-1].err, locks.ErrNotHeld, "the renewal that found the key gone must say so")
-		watchdogRuns(t, l, log, "lost-after", 2)
-		require.Equal(t, len(rs), log.renewalsOf("lost"), "the watchdog stops once the lease is lost")
+		time.Sleep(ttl / 2)
+		require.Len(t, log.renewals(), len(rs), "the watchdog stops once the lease is lost")
 
 		require.ErrorIs(t, l.Release(ctx, lease), locks.ErrNotHeld)
 		next, err := l.Acquire(ctx, "lost")
@@ -320,19 +273,15 @@ func TestReentrant(t *testing.T) {
 		held, err := holder.Acquire(ctx, "wake")
 		require.NoError(t, err)
 
-		// A try that waited would run into this deadline, long before
-		// the holder's TTL.
-		tctx, cancel := context.WithTimeout(ctx, ttl/2)
-		_, err = trier.Acquire(tctx, "wake")
-		waited := tctx.Err()
-		cancel()
+		start := time.Now()
+		_, err = trier.Acquire(ctx, "wake")
 		require.ErrorIs(t, err, locks.ErrNotAcquired, "Wait=0 is a single try")
-		require.NoError(t, waited, "a try-lock must not wait")
+		require.Less(t, time.Since(start), 300*time.Millisecond, "a try-lock must not wait")
 
 		got := acquireLater(ctx, waiter, "wake")
-		// Let the waiter settle into its wait: it listens for the unlock
-		// message (its fallback poll is the holder's PTTL, close to 5s).
-		waitSubscribed(t, rdb, "deadbolt_lock__channel:{wake}")
+		// Let the waiter settle into its wait: its fallback poll is the
+		// holder's PTTL, close to 5s.
+		time.Sleep(400 * time.Millisecond)
 		pttl := rdb.PTTL(ctx, "wake").Val()
 		released := time.Now()
 		require.NoError(t, holder.Release(ctx, held))
@@ -345,7 +294,8 @@ func TestReentrant(t *testing.T) {
 		require.NoError(t, r.err)
 		latency := r.at.Sub(released)
 		t.Logf("woken %v after the release; fallback poll about %v", latency, pttl)
-		require.Less(t, 5*latency, pttl, "the waiter was not woken by the unlock message: the wake-up must beat the fallback poll by far")
+		require.Less(t, latency, 500*time.Millisecond, "the waiter was not woken by the unlock message")
+		require.Less(t, 5*latency, pttl, "the wake-up must beat the fallback poll by far")
 		require.NoError(t, waiter.Release(ctx, r.lease))
 	})
 
@@ -355,21 +305,16 @@ func TestReentrant(t *testing.T) {
 		held, err := holder.Acquire(ctx, "cancel")
 		require.NoError(t, err)
 		cctx, cancel := context.WithCancel(ctx)
-		got := acquireLater(cctx, waiter, "cancel")
-		// Cancel once the waiter waits between tries (it listens).
-		waitSubscribed(t, rdb, "deadbolt_lock__channel:{cancel}")
-		cancel()
-		var r granted
-		select {
-		case r = <-got:
-		case <-time.After(5 * time.Second): // half its Wait: an ignored cancel runs on to the Wait
-			t.Fatal("a cancelled waiter must return at once, not at the end of its wait")
-		}
-		err = r.err
+		var cancelled atomic.Int64
+		time.AfterFunc(300*time.Millisecond, func() { cancelled.Store(time.Now().UnixNano()); cancel() })
+		_, err = waiter.Acquire(cctx, "cancel")
+		gaveUp := time.Now()
 		require.Error(t, err)
 		require.True(t, locks.Failed(err), "a waiter cancelled between tries certainly did not acquire: %v", err)
 		require.ErrorIs(t, err, context.Canceled)
+		require.Less(t, gaveUp.Sub(time.Unix(0, cancelled.Load())), 200*time.Millisecond, "a cancelled waiter must return at once")
 		require.NoError(t, holder.Release(ctx, held))
+		time.Sleep(100 * time.Millisecond)
 		require.Equal(t, int64(0), rdb.Exists(ctx, "cancel").Val(), "the cancelled waiter took the lock after all")
 
 		l := clustertest.NewLock(t, "reentrant", c, locks.Options{TTL: 10 * time.Second, Wait: time.Second})
@@ -384,11 +329,12 @@ func TestReentrant(t *testing.T) {
 		l := clustertest.NewLock(t, "reentrant-lease", c, locks.Options{TTL: ttl, Events: log})
 		lease, err := l.Acquire(ctx, "fixed")
 		require.NoError(t, err)
-		closed := lostWithin(t, lease, 10*time.Second)
+		closed := lostWithin(t, lease, 2*ttl)
 		require.False(t, closed.Before(lease.Deadline), "Lost closed before the deadline")
+		require.Less(t, closed.Sub(lease.Deadline), 150*time.Millisecond)
 		require.Empty(t, log.renewals(), "a fixed lease is never renewed")
-		require.Eventually(t, func() bool { return rdb.Exists(ctx, "fixed").Val() == 0 }, 10*time.Second, 5*time.Millisecond,
-			"the key expires with the lease")
+		time.Sleep(50 * time.Millisecond)
+		require.Equal(t, int64(0), rdb.Exists(ctx, "fixed").Val(), "the key expires with the lease")
 		require.ErrorIs(t, l.Release(ctx, lease), locks.ErrNotHeld)
 	})
 }
@@ -396,23 +342,21 @@ func TestReentrant(t *testing.T) {
 func TestReentrantLostWhenNodeDies(t *testing.T) {
 	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
 	ctx := context.Background()
-	ttl := 3 * time.Second
+	ttl := 600 * time.Millisecond
 	log := &renewLog{}
 	l := clustertest.NewLock(t, "reentrant", c, locks.Options{TTL: ttl, Events: log})
 	lease, err := l.Acquire(ctx, "k")
 	require.NoError(t, err)
 	log.noteAcquired(lease)
-	log.waitRenewals(t, "k", 1)
+	time.Sleep(500 * time.Millisecond)
 	killed := time.Now()
 	require.NoError(t, c.ByRole(cluster.RoleRedis)[0].Kill(ctx))
 
-	closed := lostWithin(t, lease, 10*ttl)
+	closed := lostWithin(t, lease, 3*ttl)
 	last := log.lastDeadline()
 	t.Logf("lost %v after the kill began, %v after the last deadline", closed.Sub(killed), closed.Sub(last))
 	require.False(t, closed.Before(last), "Lost closed before the validity deadline")
-	// Lost comes with the deadline, not a renewal round (TTL/3) or more
-	// later.
-	require.Less(t, closed.Sub(last), ttl/3, "Lost came late")
+	require.Less(t, closed.Sub(last), 300*time.Millisecond, "Lost came late")
 	var failed int
 	for _, rn := range log.renewals() {
 		if rn.err != nil {

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/internal/suggest"
@@ -22,11 +21,9 @@ import (
 
 // Env is what a schedule acts on.
 type Env struct {
-	// Cluster is the lock service's nodes (a *cluster.Cluster in a run).
-	Cluster Cluster
-	// Clients are the workload's client processes, for faults on clients
-	// (a *workloads.Runner in a run).
-	Clients Clients
+	Cluster *cluster.Cluster
+	// Clients are the workload's client processes, for faults on clients.
+	Clients *workloads.Runner
 	Rec     *history.Recorder
 	Rng     *rand.Rand
 	// TTL is the workload's lease time, for schedules that must outwait it.
@@ -44,58 +41,6 @@ type Env struct {
 	// Clients start.
 	Begin func()
 }
-
-// Clients is what a schedule needs of the workload's clients: gates that
-// hold acquires back, moments and requests to catch, and the processes
-// behind the client slots. *workloads.Runner is the real one.
-type Clients interface {
-	// Slots is how many client slots the run has; WaitClient is slot n's
-	// current history process and OS process, once it has one.
-	Slots() int
-	WaitClient(ctx context.Context, n int) (int, *client.Process, error)
-	// HoldStart holds every acquire back until Begin; Reserve closes key
-	// to all, Admit opens it to slot alone, Open to all again.
-	HoldStart()
-	Begin()
-	Reserve(key string)
-	Admit(key string, slot int)
-	Open(key string)
-	// Catch waits for a moment of the workload and holds its client
-	// there; CatchSend does so for a request on its way out.
-	Catch(ctx context.Context, m workloads.Moment) (*workloads.Caught, error)
-	CatchSend(ctx context.Context, a workloads.Aim) (*workloads.Sending, error)
-	// WatchStops reports the clients that stopped at an armed point.
-	WatchStops() (<-chan workloads.Stop, func())
-	// Quiet waits until proc has no request in flight.
-	Quiet(ctx context.Context, proc *client.Process) error
-}
-
-var _ Clients = (*workloads.Runner)(nil)
-
-// Cluster is what a schedule needs of the cluster: its nodes by name and
-// role and as Sentinel or Redis Cluster sees them now, the links from
-// clients to nodes, and its health. *cluster.Cluster is the real one.
-type Cluster interface {
-	// Setup is the Spec the cluster runs.
-	Setup() cluster.Spec
-	Node(name string) (*cluster.Node, error)
-	ByRole(r cluster.Role) []*cluster.Node
-	// Master and Replicas are the nodes in those roles now; GroupName is
-	// Sentinel's name for them.
-	Master(ctx context.Context) (*cluster.Node, error)
-	Replicas(ctx context.Context) ([]*cluster.Node, error)
-	GroupName() string
-	// Link is the proxy between client slot client and node.
-	Link(client int, node string) (*cluster.Link, error)
-	// Masters, PrimarySlot and MigrateSlot are for a Redis Cluster.
-	Masters(ctx context.Context) ([]*cluster.Node, error)
-	PrimarySlot() (int, error)
-	MigrateSlot(ctx context.Context, slot int, src, dst *cluster.Node, pause time.Duration) error
-	// WaitHealthy waits until every node answers and agrees on the master.
-	WaitHealthy(ctx context.Context, timeout time.Duration) error
-}
-
-var _ Cluster = (*cluster.Cluster)(nil)
 
 // begin lets the workload start: see Env.Begin.
 func (env Env) begin() {

@@ -646,7 +646,7 @@ func (n *Plan) awaitFailover(ctx context.Context, env Env, i int, s Step, old *c
 		m, err := env.Cluster.Master(ctx)
 		return err == nil && old != nil && m.Name != old.Name
 	}
-	tries := env.Cluster.Setup().FailoverWithin()
+	tries := env.Cluster.Spec.FailoverWithin()
 	for ctx.Err() == nil || time.Since(struck) < tries {
 		look, cancel := ctx, context.CancelFunc(func() {})
 		if ctx.Err() != nil { // past the phase: each look gets its own bound
@@ -667,7 +667,7 @@ func (n *Plan) awaitFailover(ctx context.Context, env Env, i int, s Step, old *c
 		return
 	}
 	who := "Sentinel"
-	if env.Cluster.Setup().Topology == cluster.RedisCluster {
+	if env.Cluster.Spec.Topology == cluster.RedisCluster {
 		who = "the cluster"
 	}
 	recordMissed(env, i, s, fmt.Sprintf("%s promoted no replica before the fault phase ended nor within %s of the strike (two of its failover tries), so the failover the step stages never came", who, tries.Round(time.Millisecond)))

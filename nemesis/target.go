@@ -227,7 +227,7 @@ func slotOf(env Env, arg string) int {
 	return n
 }
 
-func named(c Cluster, names string) ([]*cluster.Node, error) {
+func named(c *cluster.Cluster, names string) ([]*cluster.Node, error) {
 	var out []*cluster.Node
 	for _, name := range strings.Split(names, ",") {
 		n, err := c.Node(name)

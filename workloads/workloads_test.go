@@ -35,13 +35,6 @@ func config(c *cluster.Cluster, lock string, rec *history.Recorder) workloads.Co
 // read back as a checker would.
 func run(t *testing.T, name string, cfg workloads.Config, d time.Duration, during func(*workloads.Runner)) []history.Op {
 	t.Helper()
-	return drive(t, name, cfg, during, func(*history.Recorder) { time.Sleep(d) })
-}
-
-// drive runs a workload until until returns, then stops it and returns its
-// history, written to JSON and read back as a checker would.
-func drive(t *testing.T, name string, cfg workloads.Config, during func(*workloads.Runner), until func(*history.Recorder)) []history.Op {
-	t.Helper()
 	var buf bytes.Buffer
 	cfg.Rec = history.NewRecorder(&buf)
 	r, err := workloads.NewRunner(name, cfg)
@@ -52,7 +45,7 @@ func drive(t *testing.T, name string, cfg workloads.Config, during func(*workloa
 	if during != nil {
 		during(r)
 	}
-	until(cfg.Rec)
+	time.Sleep(d)
 	close(stop)
 	require.NoError(t, <-done)
 	require.Empty(t, children(t), "no client process outlives its run")
