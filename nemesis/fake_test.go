@@ -9,9 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/deadbolt-lab/deadbolt/checker"
+	"github.com/deadbolt-lab/deadbolt/client/clienttest"
 	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
+	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
 // fakeEnv is a plan's environment on an in-memory cluster: no Docker.
@@ -112,4 +114,48 @@ func TestPlanRecordsAFaultTheFakeCannotStrike(t *testing.T) {
 	require.NoError(t, err)
 	require.ErrorContains(t, n.Run(context.Background(), env), "no proxied links")
 	require.NotEqual(t, checker.Valid, checker.Check(rec.Ops(), checker.Options{}).Verdict)
+}
+
+// A fault on clients finds the holder of a key through the workload's
+// runner, on the fake cluster: the client held at its grant is paused
+// past its lease, and another client is granted the key meanwhile (the
+// classic process pause), then the victim is woken by the heal.
+func TestPlanPausesTheHolderWithoutDocker(t *testing.T) {
+	c := fakecluster.Start(t, 0)
+	rec := history.NewRecorder(nil)
+	ttl := 200 * time.Millisecond
+	cfg := workloads.Config{
+		Clients: 2, Keys: []string{"k"}, TTL: ttl, HoldMin: 5 * time.Millisecond, HoldMax: 10 * time.Millisecond,
+		Pause: time.Millisecond, Seed: 1, Lock: "simple", Endpoints: c.Endpoints(), Driver: clienttest.Command(), Rec: rec,
+	}
+	r, err := workloads.NewRunner("mutex", cfg)
+	require.NoError(t, err)
+	n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{
+		{Fault: "pause-client", Target: "holder", Key: "k", TTLs: 3},
+	}})
+	require.NoError(t, err)
+	env := nemesis.Env{Cluster: c, Clients: r, Rec: rec, Rng: rand.New(rand.NewPCG(1, 1)), TTL: ttl, HealthTimeout: 10 * time.Second}
+	nemesis.Stage(n, env)
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() { done <- r.Run(context.Background(), stop) }()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	require.NoError(t, n.Run(ctx, env))
+	close(stop)
+	require.NoError(t, <-done)
+
+	ops := rec.Ops()
+	ws := checker.FaultWindows(ops)
+	require.Len(t, ws, 1)
+	w := ws[0]
+	require.True(t, w.Healed)
+	require.Contains(t, w.Node, "process ")
+	other := false
+	for _, op := range ops {
+		if op.F == history.Acquire && op.Type == history.OK && op.Time > w.Start && op.Time < w.End {
+			other = true
+		}
+	}
+	require.True(t, other, "another client was granted k while the holder slept")
 }
