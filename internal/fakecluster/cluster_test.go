@@ -9,7 +9,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
+	"github.com/deadbolt-lab/deadbolt/nemesis"
 )
+
+// startWithClient starts a fake cluster and connects to its master.
+func startWithClient(t *testing.T, replicas int) (*fakecluster.Cluster, nemesis.Node, *redis.Client) {
+	c := fakecluster.Start(t, replicas)
+	m, err := c.Master(context.Background())
+	require.NoError(t, err)
+	rdb := m.Client()
+	t.Cleanup(func() { rdb.Close() })
+	return c, m, rdb
+}
 
 // releaseScript is the classic compare-and-delete release.
 var releaseScript = redis.NewScript(`if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end`)
@@ -49,10 +60,7 @@ func TestFailoverBeforeReplicationLosesTheLock(t *testing.T) {
 // of its holder deletes it on the new master.
 func TestReplicatedLockSurvivesFailover(t *testing.T) {
 	ctx := context.Background()
-	c := fakecluster.Start(t, 1)
-	m, _ := c.Master(ctx)
-	rdb := m.Client()
-	defer rdb.Close()
+	c, m, rdb := startWithClient(t, 1)
 	require.True(t, rdb.SetNX(ctx, "lock", "a", time.Minute).Val())
 	require.NoError(t, c.Sync())
 	require.NoError(t, m.Kill(ctx))
@@ -74,10 +82,7 @@ func TestReplicatedLockSurvivesFailover(t *testing.T) {
 // Leases run out with wall time, as on Redis.
 func TestLeaseExpires(t *testing.T) {
 	ctx := context.Background()
-	c := fakecluster.Start(t, 0)
-	m, _ := c.Master(ctx)
-	rdb := m.Client()
-	defer rdb.Close()
+	_, _, rdb := startWithClient(t, 0)
 	require.True(t, rdb.SetNX(ctx, "lock", "a", 50*time.Millisecond).Val())
 	require.Eventually(t, func() bool { return rdb.SetNX(ctx, "lock", "b", time.Minute).Val() }, 10*time.Second, 5*time.Millisecond)
 }
