@@ -2,6 +2,8 @@ package locks_test
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -76,7 +78,6 @@ func TestFair(t *testing.T) {
 				mu.Lock()
 				grants = append(grants, grantRec{i, l.Token, l.Seq})
 				mu.Unlock()
-				time.Sleep(20 * time.Millisecond)
 				assert.NoError(t, w.Release(ctx, l))
 			})
 			// The next waiter starts only once this one stands in line.
@@ -134,8 +135,10 @@ func TestFair(t *testing.T) {
 		}()
 		waitQueue(t, "inline", 1)
 		require.Eventually(t, func() bool { return saidBy("waiter") == 1 }, 3*time.Second, 5*time.Millisecond)
-		// Let it look again a few times: still said once.
-		time.Sleep(600 * time.Millisecond)
+		// Let it look again a few times (each look is a script run on the
+		// node): still said once.
+		looked := scriptRuns(t, rdb)
+		require.Eventually(t, func() bool { return scriptRuns(t, rdb) >= looked+3 }, 30*time.Second, 5*time.Millisecond, "the waiter never looked again")
 		require.NoError(t, holder.Release(ctx, held))
 		require.NoError(t, <-got)
 		require.Equal(t, 1, saidBy("waiter"))
@@ -197,7 +200,9 @@ func TestFair(t *testing.T) {
 			t.Fatal("the waiter left standing never got the lock: the ones that gave up still block it")
 		}
 		require.NoError(t, r.err)
-		require.Less(t, r.at.Sub(released), 500*time.Millisecond, "the release must wake the remaining waiter at once")
+		// Its fallback poll is the holder's TTL away: only the release's
+		// wake-up comes this soon.
+		require.Less(t, 5*r.at.Sub(released), ttl, "the release must wake the remaining waiter at once")
 		require.NoError(t, patient.Release(ctx, r.lease))
 		require.Zero(t, queueLen("giveup"))
 	})
@@ -210,4 +215,23 @@ func TestFair(t *testing.T) {
 		cancelWhilePaused(t, l, "cancel", []*redis.Client{rdb}, false, left)
 		cancelWhilePaused(t, l, "cancel", []*redis.Client{rdb}, true, left)
 	})
+}
+
+// scriptRuns is how many scripts the node has run (EVAL and EVALSHA).
+func scriptRuns(t *testing.T, rdb *redis.Client) int {
+	t.Helper()
+	info, err := rdb.Info(context.Background(), "commandstats").Result()
+	require.NoError(t, err)
+	n := 0
+	for _, line := range strings.Split(info, "\n") {
+		name, stats, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || (name != "cmdstat_eval" && name != "cmdstat_evalsha") {
+			continue
+		}
+		calls, _, _ := strings.Cut(strings.TrimPrefix(stats, "calls="), ",")
+		c, err := strconv.Atoi(calls)
+		require.NoError(t, err, line)
+		n += c
+	}
+	return n
 }

@@ -20,9 +20,9 @@ func TestAFailoverSentinelAnnouncedIsTheOneTheStepWaitsFor(t *testing.T) {
 	missed := func(switched <-chan history.Op) bool {
 		rec := history.NewRecorder(io.Discard)
 		ctx, cancel := context.WithCancel(context.Background())
-		cancel()                                          // the fault phase is over: one last look
-		env := Env{Rec: rec, Cluster: &cluster.Cluster{}} // no Sentinel answers
-		(&Plan{}).awaitFailover(ctx, env, 0, Step{Fault: "isolate-primary", Until: UntilFailover}, &cluster.Node{Name: "redis-1"}, time.Now(), switched)
+		cancel()                                                    // the fault phase is over: one last look
+		env := Env{Rec: rec, Cluster: OnDocker(&cluster.Cluster{})} // no Sentinel answers
+		(&Plan{}).awaitFailover(ctx, env, 0, Step{Fault: "isolate-primary", Until: UntilFailover}, dockerNode{&cluster.Node{Name: "redis-1"}}, time.Now(), switched)
 		for _, op := range rec.Ops() {
 			if op.F == history.FaultMissed {
 				return true

@@ -48,7 +48,7 @@ func faultRunShaped(t *testing.T, spec cluster.Spec, w, lock, name string, p nem
 	require.NoError(t, err)
 	started, cancel := rec.Watch(func(op history.Op) bool { return op.F == history.FaultStart && op.Type == history.OK })
 	defer cancel()
-	env := nemesis.Env{Cluster: c, Clients: r, Rec: rec, Rng: rand.New(rand.NewPCG(1, 1)), TTL: ttl}
+	env := nemesis.Env{Cluster: nemesis.OnDocker(c), Clients: r, Rec: rec, Rng: rand.New(rand.NewPCG(1, 1)), TTL: ttl}
 	nemesis.Stage(n, env)
 	stop := make(chan struct{})
 	done := make(chan error, 1)

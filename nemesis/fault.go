@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/client"
-	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/internal/suggest"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
@@ -36,7 +35,7 @@ func (f FaultFunc) Inject(ctx context.Context, env Env, t Target, by time.Durati
 // Target is what a selector chose: nodes, a client process, or a client
 // slot's links to nodes.
 type Target struct {
-	Nodes []*cluster.Node
+	Nodes []Node
 	// Slot and Process are set for faults on a client; Slot alone for
 	// links (with Nodes at their far end).
 	Slot    int
@@ -75,7 +74,7 @@ func (t Target) Selector() string {
 func (t Target) nodeNames() string {
 	var names []string
 	for _, n := range t.Nodes {
-		names = append(names, n.Name)
+		names = append(names, n.Name())
 	}
 	return strings.Join(names, ",")
 }
@@ -183,7 +182,7 @@ func (e faultEntry) randomTarget() string {
 }
 
 // eachNode runs f on every node of t at once and joins the errors.
-func eachNode(ctx context.Context, t Target, f func(*cluster.Node, context.Context) error) error {
+func eachNode(ctx context.Context, t Target, f func(Node, context.Context) error) error {
 	errs := make(chan error, len(t.Nodes))
 	for _, n := range t.Nodes {
 		go func() { errs <- f(n, ctx) }()

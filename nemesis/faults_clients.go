@@ -31,26 +31,20 @@ func init() {
 			if by <= 0 {
 				return nil, fmt.Errorf("link-delay needs a positive 'by'")
 			}
-			return linkFault(env, t, func(l link) error { return l.Delay(by) })
+			return linkFault(env, t, func(l Link) error { return l.Delay(by) })
 		})})
 	RegisterFault(FaultDecl{Name: "link-cut", Target: "link:0:redis-1", Summary: "drop everything between the client and the nodes, both ways, with connections left open (a partition); the heal restores it",
 		Needs: Needs{LinkFaults: true},
 		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
-			return linkFault(env, t, func(l link) error { return l.Cut() })
+			return linkFault(env, t, func(l Link) error { return l.Cut() })
 		})})
 }
 
-type link interface {
-	Delay(time.Duration) error
-	Cut() error
-	Heal(context.Context)
-}
-
-func linkFault(env Env, t Target, do func(link) error) (Heal, error) {
+func linkFault(env Env, t Target, do func(Link) error) (Heal, error) {
 	if len(t.Nodes) == 0 || t.Process != nil {
 		return nil, fmt.Errorf("a link fault needs links (link:SLOT:NODES), not %q", t.Name)
 	}
-	var done []link
+	var done []Link
 	heal := func(ctx context.Context) error {
 		for _, l := range done {
 			l.Heal(ctx)
@@ -58,7 +52,7 @@ func linkFault(env Env, t Target, do func(link) error) (Heal, error) {
 		return nil
 	}
 	for _, n := range t.Nodes {
-		l, err := env.Cluster.Link(t.Slot, n.Name)
+		l, err := env.Cluster.Link(t.Slot, n.Name())
 		if err != nil {
 			return heal, err
 		}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/deadbolt-lab/deadbolt/cluster"
 )
 
 // The faults a Redis Cluster's own commands make: a failover an operator
@@ -38,15 +36,15 @@ func clusterFailover(ctx context.Context, env Env, t Target, mode string) (Heal,
 	rdb := replica.PatientClient()
 	defer rdb.Close()
 	if err := rdb.Do(ctx, args...).Err(); err != nil {
-		return nil, fmt.Errorf("%v on %s: %w", args, replica.Name, err)
+		return nil, fmt.Errorf("%v on %s: %w", args, replica.Name(), err)
 	}
 	for {
-		if m, err := env.Cluster.Master(ctx); err == nil && m.Name == replica.Name {
+		if m, err := env.Cluster.Master(ctx); err == nil && m.Name() == replica.Name() {
 			return func(context.Context) error { return nil }, nil
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%s never became master after %v: %w", replica.Name, args, ctx.Err())
+			return nil, fmt.Errorf("%s never became master after %v: %w", replica.Name(), args, ctx.Err())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -62,13 +60,13 @@ func migrateSlot(ctx context.Context, env Env, t Target, by time.Duration) (Heal
 		return nil, fmt.Errorf("migrate-slot moves a slot away from one master, not %q", t.Name)
 	}
 	src := t.Nodes[0]
-	var others []*cluster.Node
+	var others []Node
 	masters, err := c.Masters(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for _, m := range masters {
-		if m.Name != src.Name {
+		if m.Name() != src.Name() {
 			others = append(others, m)
 		}
 	}

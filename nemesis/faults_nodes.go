@@ -13,11 +13,11 @@ import (
 func init() {
 	RegisterFault(FaultDecl{Name: "kill", Target: "minority", Summary: "SIGKILL the nodes; the heal starts them again (what they keep depends on the cluster's persistence)",
 		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
-			return undoOn(t, (*cluster.Node).Start), eachNode(ctx, t, (*cluster.Node).Kill)
+			return undoOn(t, Node.Start), eachNode(ctx, t, Node.Kill)
 		})})
 	RegisterFault(FaultDecl{Name: "restart", Target: "minority", Summary: "SIGKILL the nodes and start them again at once (antirez's case: a restart without persistence forgets the locks it granted)",
 		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
-			err := eachNode(ctx, t, func(n *cluster.Node, ctx context.Context) error {
+			err := eachNode(ctx, t, func(n Node, ctx context.Context) error {
 				if err := n.Kill(ctx); err != nil {
 					return err
 				}
@@ -25,11 +25,11 @@ func init() {
 			})
 			// A restart that failed halfway leaves a node down; starting it
 			// again is the heal.
-			return undoOn(t, (*cluster.Node).Heal), err
+			return undoOn(t, Node.Heal), err
 		})})
 	RegisterFault(FaultDecl{Name: "pause-node", Target: "minority", Summary: "freeze the nodes (docker pause): they answer nothing and keep their connections; the heal thaws them",
 		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
-			return undoOn(t, (*cluster.Node).Resume), eachNode(ctx, t, (*cluster.Node).Pause)
+			return undoOn(t, Node.Resume), eachNode(ctx, t, Node.Pause)
 		})})
 	RegisterFault(FaultDecl{Name: "isolate-primary", Target: "primary", Summary: "cut the node off from the other nodes and Sentinels while clients still reach it; the heal reconnects it",
 		Fault: FaultFunc(isolate)})
@@ -42,18 +42,18 @@ func init() {
 				return nil, fmt.Errorf("clock-jump needs a non-zero 'by'")
 			}
 			heal := func(ctx context.Context) error {
-				return eachNode(ctx, t, func(n *cluster.Node, ctx context.Context) error { return n.SetClock(ctx, 0) })
+				return eachNode(ctx, t, func(n Node, ctx context.Context) error { return n.SetClock(ctx, 0) })
 			}
-			return heal, eachNode(ctx, t, func(n *cluster.Node, ctx context.Context) error { return n.SetClock(ctx, by) })
+			return heal, eachNode(ctx, t, func(n Node, ctx context.Context) error { return n.SetClock(ctx, by) })
 		})})
 	RegisterFault(FaultDecl{Name: "kill-connections", Target: "primary", Summary: "close every client connection of the nodes (CLIENT KILL TYPE normal): the server and its keys live on, and each client must reconnect; nothing to heal",
 		ByCommand: true,
 		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
-			return nil, eachNode(ctx, t, func(n *cluster.Node, ctx context.Context) error {
+			return nil, eachNode(ctx, t, func(n Node, ctx context.Context) error {
 				rdb := n.PatientClient()
 				defer rdb.Close()
 				if err := rdb.Do(ctx, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes").Err(); err != nil {
-					return fmt.Errorf("%s: CLIENT KILL: %w", n.Name, err)
+					return fmt.Errorf("%s: CLIENT KILL: %w", n.Name(), err)
 				}
 				return nil
 			})
@@ -64,16 +64,16 @@ func init() {
 }
 
 func isolate(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
-	return undoOn(t, (*cluster.Node).Reconnect), eachNode(ctx, t, (*cluster.Node).Isolate)
+	return undoOn(t, Node.Reconnect), eachNode(ctx, t, Node.Isolate)
 }
 
 // undoOn is the heal that runs undo on every node of t.
-func undoOn(t Target, undo func(*cluster.Node, context.Context) error) Heal {
+func undoOn(t Target, undo func(Node, context.Context) error) Heal {
 	return func(ctx context.Context) error { return eachNode(ctx, t, undo) }
 }
 
 func sentinelFailover(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
-	if len(t.Nodes) != 1 || t.Nodes[0].Role != cluster.RoleSentinel {
+	if len(t.Nodes) != 1 || t.Nodes[0].Role() != cluster.RoleSentinel {
 		return nil, fmt.Errorf("sentinel-failover asks one Sentinel, not %q", t.Name)
 	}
 	old, err := env.Cluster.Master(ctx)
@@ -86,7 +86,7 @@ func sentinelFailover(ctx context.Context, env Env, t Target, _ time.Duration) (
 		return nil, fmt.Errorf("SENTINEL FAILOVER: %w", err)
 	}
 	for {
-		if m, err := env.Cluster.Master(ctx); err == nil && m.Name != old.Name {
+		if m, err := env.Cluster.Master(ctx); err == nil && m.Name() != old.Name() {
 			return func(context.Context) error { return nil }, nil
 		}
 		select {

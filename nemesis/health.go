@@ -23,7 +23,7 @@ func checkHealth(env Env, f history.F, fault, node, id string) {
 	}
 	op := history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: f, Fault: fault, FaultID: id, Node: node}
 	env.Rec.Record(op)
-	err := env.Cluster.WaitHealthy(ctx, or(env.HealthTimeout, env.Cluster.Spec.HealthTimeout()))
+	err := env.Cluster.WaitHealthy(ctx, or(env.HealthTimeout, env.Cluster.Spec().HealthTimeout()))
 	op.Type = history.OK
 	switch {
 	case ctx.Err() != nil:

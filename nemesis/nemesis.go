@@ -13,17 +13,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/internal/suggest"
-	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
 // Env is what a schedule acts on.
 type Env struct {
-	Cluster *cluster.Cluster
+	Cluster Cluster
 	// Clients are the workload's client processes, for faults on clients.
-	Clients *workloads.Runner
+	Clients Clients
 	Rec     *history.Recorder
 	Rng     *rand.Rand
 	// TTL is the workload's lease time, for schedules that must outwait it.
@@ -186,7 +184,7 @@ type window struct {
 	beforeHeal func()
 	// master is the master when a step that waits for its failover
 	// struck (Step.Failover).
-	master *cluster.Node
+	master Node
 	// target is the concrete selector struck, recorded on the fault-start.
 	target string
 	// aim, for a fault struck inside a client's operation, says which and

@@ -469,7 +469,7 @@ func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, ai
 // is a missed moment. With Failover, the grant must be the old master's
 // (the one the failover replaces), checked while the client is held at it:
 // a grant the promoted replica made stages nothing.
-func (n *Plan) grantUnder(under context.Context, env Env, i int, s Step, old *cluster.Node) {
+func (n *Plan) grantUnder(under context.Context, env Env, i int, s Step, old Node) {
 	env.begin()
 	env.Clients.Admit(s.WaitKey, s.WaitSlot)
 	defer env.Clients.Open(s.WaitKey)
@@ -493,7 +493,7 @@ func (n *Plan) grantUnder(under context.Context, env Env, i int, s Step, old *cl
 // holdsKey checks that node holds key, by SCAN: a Redis Cluster node that
 // has marked the cluster down refuses key lookups, but serves commands that
 // name no key.
-func holdsKey(ctx context.Context, node *cluster.Node, key string) error {
+func holdsKey(ctx context.Context, node Node, key string) error {
 	if node == nil {
 		return errors.New("no master was known when the fault struck")
 	}
@@ -504,13 +504,13 @@ func holdsKey(ctx context.Context, node *cluster.Node, key string) error {
 	for {
 		keys, next, err := node.Client().Scan(ctx, cursor, pattern, 1000).Result()
 		if err != nil {
-			return fmt.Errorf("%s: %w", node.Name, err)
+			return fmt.Errorf("%s: %w", node.Name(), err)
 		}
 		if slices.Contains(keys, key) {
 			return nil
 		}
 		if cursor = next; cursor == 0 {
-			return fmt.Errorf("%s does not hold %s", node.Name, key)
+			return fmt.Errorf("%s does not hold %s", node.Name(), key)
 		}
 	}
 }
@@ -528,7 +528,7 @@ func (n *Plan) inflict(ctx context.Context, env Env, i int, s Step, last bool, e
 	n.active++
 	n.lastStruck = n.lastStruck || last
 	n.mu.Unlock()
-	var master *cluster.Node // before the strike, for a step that waits for its failover
+	var master Node // before the strike, for a step that waits for its failover
 	if s.Until == UntilFailover {
 		master, _ = lookup(ctx, env.Cluster.Master)
 		w.master = master
@@ -554,7 +554,7 @@ func (n *Plan) inflict(ctx context.Context, env Env, i int, s Step, last bool, e
 	unwatch := func() {}
 	if s.Until == UntilFailover && ierr == nil && !instant && master != nil && env.Rec != nil {
 		switched, unwatch = env.Rec.Watch(func(op history.Op) bool {
-			return op.F == history.Failover && strings.HasPrefix(op.Node, master.Name+" -> ")
+			return op.F == history.Failover && strings.HasPrefix(op.Node, master.Name()+" -> ")
 		})
 	}
 	go func() {
@@ -632,7 +632,7 @@ func (n *Plan) handoff(ctx context.Context, env Env, i int, s Step, w *window) *
 // failover, the failover step i stages is recorded as missed: the run did
 // not stage it. With no master known at the strike, none can be told to
 // have moved.
-func (n *Plan) awaitFailover(ctx context.Context, env Env, i int, s Step, old *cluster.Node, struck time.Time, switched <-chan history.Op) {
+func (n *Plan) awaitFailover(ctx context.Context, env Env, i int, s Step, old Node, struck time.Time, switched <-chan history.Op) {
 	announced := false
 	moved := func(ctx context.Context) bool {
 		select {
@@ -644,9 +644,9 @@ func (n *Plan) awaitFailover(ctx context.Context, env Env, i int, s Step, old *c
 			return true
 		}
 		m, err := env.Cluster.Master(ctx)
-		return err == nil && old != nil && m.Name != old.Name
+		return err == nil && old != nil && m.Name() != old.Name()
 	}
-	tries := env.Cluster.Spec.FailoverWithin()
+	tries := env.Cluster.Spec().FailoverWithin()
 	for ctx.Err() == nil || time.Since(struck) < tries {
 		look, cancel := ctx, context.CancelFunc(func() {})
 		if ctx.Err() != nil { // past the phase: each look gets its own bound
@@ -667,7 +667,7 @@ func (n *Plan) awaitFailover(ctx context.Context, env Env, i int, s Step, old *c
 		return
 	}
 	who := "Sentinel"
-	if env.Cluster.Spec.Topology == cluster.RedisCluster {
+	if env.Cluster.Spec().Topology == cluster.RedisCluster {
 		who = "the cluster"
 	}
 	recordMissed(env, i, s, fmt.Sprintf("%s promoted no replica before the fault phase ended nor within %s of the strike (two of its failover tries), so the failover the step stages never came", who, tries.Round(time.Millisecond)))

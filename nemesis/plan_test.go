@@ -27,7 +27,7 @@ func TestPlanOverlapsFaultsOfOneKindAndHealsEach(t *testing.T) {
 	}})
 	require.NoError(t, err)
 	require.Equal(t, 1500*time.Millisecond, n.Span(time.Second))
-	env := nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second}
+	env := nemesis.Env{Cluster: nemesis.OnDocker(c), Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second}
 	require.NoError(t, n.Run(context.Background(), env))
 
 	ws := checker.FaultWindows(rec.Ops())
@@ -60,7 +60,7 @@ func TestPlanRecordsAFaultThatFailed(t *testing.T) {
 		{Fault: "clock-jump", Target: "node:redis-1", By: time.Minute}, // the cluster has no clock faults
 	}})
 	require.NoError(t, err)
-	env := nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second}
+	env := nemesis.Env{Cluster: nemesis.OnDocker(c), Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second}
 	require.ErrorContains(t, n.Run(context.Background(), env), "without clock faults")
 	r := checker.Check(rec.Ops(), checker.Options{})
 	require.NotEqual(t, checker.Valid, r.Verdict)
@@ -106,7 +106,7 @@ func TestPlanChecksHealthAroundEachFault(t *testing.T) {
 	}
 	run := func() []history.Op {
 		rec := history.NewRecorder(nil)
-		env := nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second, HealthTimeout: 2 * time.Second}
+		env := nemesis.Env{Cluster: nemesis.OnDocker(c), Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second, HealthTimeout: 2 * time.Second}
 		nemesis.CheckBefore(env, "plan")
 		require.NoError(t, plan().Run(context.Background(), env))
 		return rec.Ops()
@@ -161,7 +161,7 @@ func TestAFaultOutlastsTheFaultPhaseThatEndsAfterItStruck(t *testing.T) {
 	}})
 	require.NoError(t, err)
 	rec := history.NewRecorder(nil)
-	env := nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second, HealthTimeout: 5 * time.Second}
+	env := nemesis.Env{Cluster: nemesis.OnDocker(c), Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second, HealthTimeout: 5 * time.Second}
 	ctx, cancel := context.WithCancel(context.Background())
 	phaseEnded := make(chan int64, 1)
 	go func() {

@@ -24,7 +24,7 @@ func TestKillMinorityOutwaitsTheTTLAndHeals(t *testing.T) {
 	require.NoError(t, err)
 	ttl := 500 * time.Millisecond
 	require.Equal(t, time.Millisecond+ttl+margin, n.Span(ttl))
-	require.NoError(t, n.Run(context.Background(), nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: ttl}))
+	require.NoError(t, n.Run(context.Background(), nemesis.Env{Cluster: nemesis.OnDocker(c), Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: ttl}))
 
 	ws := checker.FaultWindows(rec.Ops())
 	require.Len(t, ws, 1)

@@ -77,7 +77,7 @@ func TestRandomInjectsOneFaultAtATimeUntilTheRunEnds(t *testing.T) {
 	rec := history.NewRecorder(nil)
 	n, err := New("random", Params{Faults: []string{"pause-node", "kill"}, Every: 100 * time.Millisecond, For: 300 * time.Millisecond})
 	require.NoError(t, err)
-	env := Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(7, 0)), TTL: time.Second}
+	env := Env{Cluster: OnDocker(c), Rec: rec, Rng: rand.New(rand.NewPCG(7, 0)), TTL: time.Second}
 	ctx, cancel := context.WithCancel(context.Background())
 	// End the run once three faults have started.
 	go func() {

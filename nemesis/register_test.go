@@ -36,7 +36,7 @@ func init() {
 					err := rdb.Do(ctx, args...).Err()
 					rdb.Close()
 					if err != nil {
-						return fmt.Errorf("%s: %v: %w", n.Name, args, err)
+						return fmt.Errorf("%s: %v: %w", n.Name(), args, err)
 					}
 				}
 				return nil
@@ -128,7 +128,7 @@ func TestAFaultRegisteredOutsideStrikesAndHeals(t *testing.T) {
 	rec := history.NewRecorder(nil)
 	n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{{Fault: "pause-writes", Target: "node:redis-1", By: time.Minute, For: 300 * time.Millisecond}}})
 	require.NoError(t, err)
-	env := nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 0)), TTL: time.Second}
+	env := nemesis.Env{Cluster: nemesis.OnDocker(c), Rec: rec, Rng: rand.New(rand.NewPCG(1, 0)), TTL: time.Second}
 	require.NoError(t, n.Run(context.Background(), env))
 	done := map[history.F]history.Type{}
 	for _, op := range rec.Ops() {

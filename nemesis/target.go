@@ -114,7 +114,7 @@ const lookupFor = 10 * time.Second
 func resolve(ctx context.Context, env Env, sel, key string, on history.F) (Target, error) {
 	kind, arg, _ := strings.Cut(sel, ":")
 	c := env.Cluster
-	nodes := func(ns ...*cluster.Node) (Target, error) {
+	nodes := func(ns ...Node) (Target, error) {
 		t := Target{Nodes: ns}
 		t.Name = t.nodeNames()
 		return t, nil
@@ -166,7 +166,7 @@ func resolve(ctx context.Context, env Env, sel, key string, on history.F) (Targe
 	case "link":
 		slotText, names, _ := strings.Cut(arg, ":")
 		slot := slotOf(env, slotText)
-		var ns []*cluster.Node
+		var ns []Node
 		var err error
 		switch names {
 		case "minority", "majority":
@@ -190,7 +190,7 @@ func resolve(ctx context.Context, env Env, sel, key string, on history.F) (Targe
 // when the fault strikes: one scenario then fits any deployment's node
 // names. A single lock-service master is the primary of a topology that
 // has no failover.
-func linkByRole(ctx context.Context, env Env, role string) ([]*cluster.Node, error) {
+func linkByRole(ctx context.Context, env Env, role string) ([]Node, error) {
 	if ms := env.Cluster.ByRole(cluster.RoleRedis); role == "primary" && len(ms) == 1 {
 		return ms, nil
 	}
@@ -199,7 +199,7 @@ func linkByRole(ctx context.Context, env Env, role string) ([]*cluster.Node, err
 }
 
 // share picks a minority or majority of the lock-service masters by seed.
-func share(env Env, kind string) ([]*cluster.Node, error) {
+func share(env Env, kind string) ([]Node, error) {
 	ms := env.Cluster.ByRole(cluster.RoleRedis)
 	k := (len(ms) - 1) / 2
 	if kind == "majority" {
@@ -208,7 +208,7 @@ func share(env Env, kind string) ([]*cluster.Node, error) {
 	if k == 0 {
 		return nil, fmt.Errorf("%d masters have no %s", len(ms), kind)
 	}
-	var pick []*cluster.Node
+	var pick []Node
 	for _, i := range env.Rng.Perm(len(ms))[:k] {
 		pick = append(pick, ms[i])
 	}
@@ -227,8 +227,8 @@ func slotOf(env Env, arg string) int {
 	return n
 }
 
-func named(c *cluster.Cluster, names string) ([]*cluster.Node, error) {
-	var out []*cluster.Node
+func named(c Cluster, names string) ([]Node, error) {
+	var out []Node
 	for _, name := range strings.Split(names, ",") {
 		n, err := c.Node(name)
 		if err != nil {

@@ -187,7 +187,7 @@ func (r *run) phases(ctx context.Context) (nemesisErr, err error) {
 		})
 	}
 	rng := rand.New(rand.NewPCG(r.o.Seed, 0x6e656d65))
-	env := nemesis.Env{Cluster: r.cl, Clients: r.runner, Rec: r.rec, Rng: rng, TTL: s.TTL.D(), Halt: ctx, Begin: begin}
+	env := nemesis.Env{Cluster: nemesis.OnDocker(r.cl), Clients: r.runner, Rec: r.rec, Rng: rng, TTL: s.TTL.D(), Halt: ctx, Begin: begin}
 	if s.Nemesis != "none" {
 		nemesis.CheckBefore(env, s.Nemesis) // before the workload, so it cannot race what the schedule waits for
 	}
