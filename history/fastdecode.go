@@ -42,7 +42,7 @@ func (f *fastDecoder) decode(line []byte, op *Op) bool {
 			return
 		}
 		bit := uint32(0)
-		bit, ok = f.field(string(name), v, op)
+		bit, ok = f.field(name, v, op)
 		if ok && seen&bit != 0 {
 			ok = false // a name twice: json.Unmarshal refuses it
 		}
@@ -53,10 +53,11 @@ func (f *fastDecoder) decode(line []byte, op *Op) bool {
 
 // field sets the member name of op to v, or reports that it cannot: a
 // name Op does not have, or a value not of the field's plain kind. bit
-// is the field's own, to find a name given twice.
-func (f *fastDecoder) field(name string, v *fastjson.Value, op *Op) (bit uint32, ok bool) {
+// is the field's own, to find a name given twice. name stays bytes: a
+// switch on string(name) does not copy it.
+func (f *fastDecoder) field(name []byte, v *fastjson.Value, op *Op) (bit uint32, ok bool) {
 	i := -1
-	switch name {
+	switch string(name) {
 	case "index":
 		i = 0
 		op.Index, ok = integer[int](v)
@@ -85,10 +86,10 @@ func (f *fastDecoder) field(name string, v *fastjson.Value, op *Op) (bit uint32,
 		i = 23
 		op.Next, ok = integer[int](v)
 	case "value", "prev":
-		i = 15 + b2i(name == "prev")
+		i = 15 + b2i(string(name) == "prev")
 		var n int64
 		if n, ok = integer[int64](v); ok {
-			if name == "value" {
+			if string(name) == "value" {
 				op.Value = &n
 			} else {
 				op.Prev = &n
