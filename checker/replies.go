@@ -210,9 +210,12 @@ func badReplies(in *Input, carried repliesCarry) ([]BadReply, map[string]int64) 
 		client int32
 		key    string
 	}
-	byLease := map[string][]refresh{}
-	clients := map[string]owner{}
-	first := map[string]int64{} // a lease's first invocation in the part
+	// Sized for a lease per two operations (an acquire and its release),
+	// so that a window's maps rarely grow while filled.
+	leases := len(locks) / 2
+	byLease := make(map[string][]refresh, leases)
+	clients := make(map[string]owner, leases)
+	first := make(map[string]int64, leases) // a lease's first invocation in the part
 	for i := range locks {
 		l := &locks[i]
 		if l.process < 0 || l.lease == "" {

@@ -245,22 +245,44 @@ func (r *spillReader) next() (l lockOp, id uint32, cut bool, ok bool) {
 	return l, id, head[2]&cutFlag != 0, true
 }
 
+// uvarint is binary.ReadUvarint's loop on the concrete reader: through
+// io.ByteReader, a call per byte was a tenth of reading the spill back.
 func (r *spillReader) uvarint() uint64 {
 	if r.err != nil {
 		return 0
 	}
-	v, err := binary.ReadUvarint(r.br)
-	r.err = err
-	return v
+	var x uint64
+	var s uint
+	for i := range binary.MaxVarintLen64 {
+		b, err := r.br.ReadByte()
+		if err != nil {
+			if i > 0 && err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			r.err = err
+			return x
+		}
+		if b < 0x80 {
+			if i == binary.MaxVarintLen64-1 && b > 1 {
+				r.err = errSpillCorrupt
+				return x
+			}
+			return x | uint64(b)<<s
+		}
+		x |= uint64(b&0x7f) << s
+		s += 7
+	}
+	r.err = errSpillCorrupt
+	return x
 }
 
 func (r *spillReader) varint() int64 {
-	if r.err != nil {
-		return 0
+	ux := r.uvarint()
+	x := int64(ux >> 1)
+	if ux&1 != 0 {
+		x = ^x
 	}
-	v, err := binary.ReadVarint(r.br)
-	r.err = err
-	return v
+	return x
 }
 
 // str reads a string, a copy: a window keeps few of a bucket's.

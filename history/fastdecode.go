@@ -21,6 +21,7 @@ type fastDecoder struct {
 	p fastjson.Parser
 	// keys interns lock keys: a history has few, each on many lines.
 	keys map[string]string
+	num  []byte // integer's scratch
 }
 
 // decode fills op from line and reports whether it could; op is zeroed
@@ -42,7 +43,7 @@ func (f *fastDecoder) decode(line []byte, op *Op) bool {
 			return
 		}
 		bit := uint32(0)
-		bit, ok = f.field(string(name), v, op)
+		bit, ok = f.field(name, v, op)
 		if ok && seen&bit != 0 {
 			ok = false // a name twice: json.Unmarshal refuses it
 		}
@@ -53,42 +54,43 @@ func (f *fastDecoder) decode(line []byte, op *Op) bool {
 
 // field sets the member name of op to v, or reports that it cannot: a
 // name Op does not have, or a value not of the field's plain kind. bit
-// is the field's own, to find a name given twice.
-func (f *fastDecoder) field(name string, v *fastjson.Value, op *Op) (bit uint32, ok bool) {
+// is the field's own, to find a name given twice. name stays bytes: a
+// switch on string(name) does not copy it.
+func (f *fastDecoder) field(name []byte, v *fastjson.Value, op *Op) (bit uint32, ok bool) {
 	i := -1
-	switch name {
+	switch string(name) {
 	case "index":
 		i = 0
-		op.Index, ok = integer[int](v)
+		op.Index, ok = integer[int](f, v)
 	case "time":
 		i = 1
-		op.Time, ok = integer[int64](v)
+		op.Time, ok = integer[int64](f, v)
 	case "process":
 		i = 4
-		op.Process, ok = integer[int](v)
+		op.Process, ok = integer[int](f, v)
 	case "fence":
 		i = 9
-		op.Fence, ok = integer[int64](v)
+		op.Fence, ok = integer[int64](f, v)
 	case "seq":
 		i = 10
-		op.Seq, ok = integer[int64](v)
+		op.Seq, ok = integer[int64](f, v)
 	case "ttl":
 		i = 11
-		op.TTL, ok = integer[int64](v)
+		op.TTL, ok = integer[int64](f, v)
 	case "deadline":
 		i = 12
-		op.Deadline, ok = integer[int64](v)
+		op.Deadline, ok = integer[int64](f, v)
 	case "queued":
 		i = 13
-		op.Queued, ok = integer[int64](v)
+		op.Queued, ok = integer[int64](f, v)
 	case "next":
 		i = 23
-		op.Next, ok = integer[int](v)
+		op.Next, ok = integer[int](f, v)
 	case "value", "prev":
-		i = 15 + b2i(name == "prev")
+		i = 15 + b2i(string(name) == "prev")
 		var n int64
-		if n, ok = integer[int64](v); ok {
-			if name == "value" {
+		if n, ok = integer[int64](f, v); ok {
+			if string(name) == "value" {
 				op.Value = &n
 			} else {
 				op.Prev = &n
@@ -158,10 +160,10 @@ func (f *fastDecoder) field(name string, v *fastjson.Value, op *Op) (bit uint32,
 		op.Error, ok = str(v, nil)
 	case "began":
 		i = 25
-		op.Began, ok = integer[int64](v)
+		op.Began, ok = integer[int64](f, v)
 	case "ended":
 		i = 26
-		op.Ended, ok = integer[int64](v)
+		op.Ended, ok = integer[int64](f, v)
 	case "via":
 		i = 24
 		op.Via, ok = str(v, viaNames)
@@ -210,12 +212,14 @@ func below(w uint64, n uint64) uint64 { return (w - n*ones) &^ w & highs }
 
 // integer reads a JSON number written as an integer (-?(0|[1-9][0-9]*),
 // JSON's own form, which fastjson does not check) that fits T.
-func integer[T int | int64](v *fastjson.Value) (T, bool) {
+// Its text goes through f.num: a buffer of its own on the stack would
+// escape into MarshalTo, an allocation per number.
+func integer[T int | int64](f *fastDecoder, v *fastjson.Value) (T, bool) {
 	if v.Type() != fastjson.TypeNumber {
 		return 0, false
 	}
-	var buf [24]byte
-	digits := v.MarshalTo(buf[:0])
+	f.num = v.MarshalTo(f.num[:0])
+	digits := f.num
 	neg := len(digits) > 0 && digits[0] == '-'
 	if neg {
 		digits = digits[1:]
