@@ -204,35 +204,7 @@ type refresh struct {
 // returns those bounds for the leases of this part too.
 func badReplies(in *Input, carried repliesCarry) ([]BadReply, map[string]int64) {
 	locks := in.locks
-	// The refreshes that may have reached Redis, per lease, by invocation;
-	// a reentrant lock's holds of one client on one key share its key.
-	type owner struct {
-		client int32
-		key    string
-	}
-	// Sized for a lease per two operations (an acquire and its release),
-	// so that a window's maps rarely grow while filled.
-	leases := len(locks) / 2
-	byLease := make(map[string][]refresh, leases)
-	clients := make(map[string]owner, leases)
-	first := make(map[string]int64, leases) // a lease's first invocation in the part
-	for i := range locks {
-		l := &locks[i]
-		if l.process < 0 || l.lease == "" {
-			continue
-		}
-		if _, ok := first[l.lease]; !ok {
-			first[l.lease] = l.call
-			clients[l.lease] = owner{l.client, l.key}
-		}
-		if (l.f == history.Acquire || l.f == history.Renew) && l.outcome != history.Fail {
-			done := l.done
-			if !l.completed() {
-				done = never
-			}
-			byLease[l.lease] = append(byLease[l.lease], refresh{call: l.call, done: done, ttl: l.ttlLongest(), least: l.ttlShortest(), self: i})
-		}
-	}
+	byLease, clients, first := refreshesOf(locks)
 	shared := func(lease string) []string {
 		if !in.Reentrant {
 			return []string{lease}
@@ -309,6 +281,42 @@ func badReplies(in *Input, carried repliesCarry) ([]BadReply, map[string]int64) 
 		}
 	}
 	return found, bounds
+}
+
+// leaseOwner is a lease's client and key: a reentrant lock's holds of one
+// client on one key share its key.
+type leaseOwner struct {
+	client int32
+	key    string
+}
+
+// refreshesOf are the refreshes that may have reached Redis, per lease, by
+// invocation, with each lease's owner and its first invocation in the part.
+func refreshesOf(locks []lockOp) (byLease map[string][]refresh, owners map[string]leaseOwner, first map[string]int64) {
+	// Sized for a lease per two operations (an acquire and its release),
+	// so that a window's maps rarely grow while filled.
+	leases := len(locks) / 2
+	byLease = make(map[string][]refresh, leases)
+	owners = make(map[string]leaseOwner, leases)
+	first = make(map[string]int64, leases)
+	for i := range locks {
+		l := &locks[i]
+		if l.process < 0 || l.lease == "" {
+			continue
+		}
+		if _, ok := first[l.lease]; !ok {
+			first[l.lease] = l.call
+			owners[l.lease] = leaseOwner{l.client, l.key}
+		}
+		if (l.f == history.Acquire || l.f == history.Renew) && l.outcome != history.Fail {
+			done := l.done
+			if !l.completed() {
+				done = never
+			}
+			byLease[l.lease] = append(byLease[l.lease], refresh{call: l.call, done: done, ttl: l.ttlLongest(), least: l.ttlShortest(), self: i})
+		}
+	}
+	return byLease, owners, first
 }
 
 // carriedSince is when a lease carried from an earlier window began at
