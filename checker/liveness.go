@@ -89,6 +89,51 @@ func (liveness) Merge(whole *Input, parts []any) Result {
 	return livenessResult(found, whole.End)
 }
 
+// liveEffect is what one lock operation says of its key's liveness.
+type liveEffect int
+
+const (
+	liveNone     liveEffect = iota
+	liveReleases            // a release: its outcome tells how a stretch's last lease ended
+	liveHeld                // may have held the key until its span's end (a TTL after it was last heard of)
+	liveRefused             // an acquire refused over its span: the key was taken
+	liveAnswered            // a failure that is no refusal: may have held the key until it answered
+)
+
+// liveEffectOf reads one lock operation for liveness: the whole-history
+// sweep (unavailable) and the windowed one (liveWindows) both read it so.
+// end is the history's, for an operation that never completed.
+func liveEffectOf(l *lockOp, end int64) (liveEffect, span) {
+	switch {
+	case l.f == history.Release:
+		return liveReleases, span{}
+	case (l.f != history.Acquire && l.f != history.Renew) || l.process < 0:
+		return liveNone, span{}
+	case l.outcome != history.Fail:
+		// An ok or unknown acquire or renewal may have held the key on
+		// the server from its invocation until a TTL after it was last
+		// heard of, whether or not its holder counted on it (a lease
+		// granted after its TTL has no window, yet held the key).
+		heard := end // never completed: it may take effect until the end
+		if l.completed() {
+			heard = l.done
+		}
+		until := int64(never)
+		if ttl := l.ttlLongest(); ttl > 0 { // the key may live as long as either says
+			until = heard + ttl
+		}
+		return liveHeld, span{l.call, until}
+	case l.f == history.Acquire && l.refused:
+		return liveRefused, span{l.call, l.done}
+	case l.f == history.Acquire:
+		// A failure that is no refusal may have held the key until it
+		// answered: simple-wait takes the key, then rolls it back when
+		// no replica acknowledged; RedLock undoes a minority it got.
+		return liveAnswered, span{l.call, l.done}
+	}
+	return liveNone, span{}
+}
+
 // unavailable finds the stretches when a key stayed taken, in order.
 func (c liveness) unavailable(in *Input) []Unavailability {
 	cover := map[string][]span{}
@@ -106,38 +151,22 @@ func (c liveness) unavailable(in *Input) []Unavailability {
 	refused := map[string][]span{}                             // key -> intervals of refused acquires
 	for i := range in.locks {
 		l := &in.locks[i]
-		switch {
-		case l.f == history.Release:
+		switch effect, sp := liveEffectOf(l, in.End); effect {
+		case liveReleases:
 			released[l.lease] = l.outcome
-		case (l.f != history.Acquire && l.f != history.Renew) || l.process < 0:
-		case l.outcome != history.Fail:
-			// An ok or unknown acquire or renewal may have held the key on
-			// the server from its invocation until a TTL after it was last
-			// heard of, whether or not its holder counted on it (a lease
-			// granted after its TTL has no window, yet held the key).
-			heard := in.End // never completed: it may take effect until the end
-			if l.completed() {
-				heard = l.done
-			}
+		case liveHeld:
 			if l.f == history.Acquire {
 				acquiredBy[l.lease] = int(l.process)
 			}
-			end := int64(never)
-			if ttl := l.ttlLongest(); ttl > 0 { // the key may live as long as either says
-				end = heard + ttl
-			}
-			cover[l.key] = append(cover[l.key], span{l.call, end})
+			cover[l.key] = append(cover[l.key], sp)
 			if last[l.key] == nil {
 				last[l.key] = map[int64]string{}
 			}
-			last[l.key][end] = l.lease
-		case l.f == history.Acquire && l.refused:
-			refused[l.key] = append(refused[l.key], span{l.call, l.done})
-		case l.f == history.Acquire:
-			// A failure that is no refusal may have held the key until it
-			// answered: simple-wait takes the key, then rolls it back when
-			// no replica acknowledged; RedLock undoes a minority it got.
-			cover[l.key] = append(cover[l.key], span{l.call, l.done})
+			last[l.key][sp.to] = l.lease
+		case liveRefused:
+			refused[l.key] = append(refused[l.key], sp)
+		case liveAnswered:
+			cover[l.key] = append(cover[l.key], sp)
 		}
 		if l.f == history.Acquire && l.ttl > 0 {
 			ttls[l.key] = l.ttl

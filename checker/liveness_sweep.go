@@ -138,28 +138,19 @@ func (w *liveWindows) spans(locks []lockOp, holds []Hold, end int64) (cover, ref
 	released = map[string]history.Type{}
 	for i := range locks {
 		l := &locks[i]
-		switch { // as liveness.unavailable
-		case l.f == history.Release:
+		switch effect, sp := liveEffectOf(l, end); effect {
+		case liveReleases:
 			released[l.lease] = l.outcome
-		case (l.f != history.Acquire && l.f != history.Renew) || l.process < 0:
-		case l.outcome != history.Fail:
-			heard := end
-			if l.completed() {
-				heard = l.done
-			}
+		case liveHeld:
 			if l.f == history.Acquire {
 				by[l.lease] = int(l.process)
 			}
-			until := int64(never)
-			if ttl := l.ttlLongest(); ttl > 0 { // the key may live as long as either says
-				until = heard + ttl
-			}
-			cover = append(cover, span{l.call, until})
-			last[until] = l.lease
-		case l.f == history.Acquire && l.refused:
-			refused = append(refused, span{l.call, l.done})
-		case l.f == history.Acquire:
-			cover = append(cover, span{l.call, l.done})
+			cover = append(cover, sp)
+			last[sp.to] = l.lease
+		case liveRefused:
+			refused = append(refused, sp)
+		case liveAnswered:
+			cover = append(cover, sp)
 		}
 		if l.f == history.Acquire && l.ttl > 0 {
 			w.ttl = l.ttl
