@@ -21,13 +21,22 @@ type svgShape struct {
 	title      string
 }
 
-// shapes parses a timeline's SVG: it must be well-formed XML.
-func shapes(t *testing.T, svg string) []svgShape {
+// svgElement is one element of a drawing, read back: its tag, its
+// attributes and its text.
+type svgElement struct {
+	tag   string
+	attrs map[string]string
+	text  string
+}
+
+// svgElements parses a drawing's SVG, which must be well-formed XML, into
+// its elements in document order; an element's text is all the text
+// within it (a shape's is its <title>).
+func svgElements(t *testing.T, svg string) []svgElement {
 	t.Helper()
 	dec := xml.NewDecoder(strings.NewReader(svg))
-	var out []svgShape
-	var open *svgShape
-	lanesY := -1 // where the lanes begin: the drawing's data-lanes
+	var out []svgElement
+	var open []int // the elements not yet closed, outermost first
 	for {
 		tok, err := dec.Token()
 		if err != nil {
@@ -36,46 +45,52 @@ func shapes(t *testing.T, svg string) []svgShape {
 		}
 		switch e := tok.(type) {
 		case xml.StartElement:
-			if e.Name.Local == "svg" {
-				for _, at := range e.Attr {
-					if at.Name.Local == "data-lanes" {
-						lanesY, _ = strconv.Atoi(at.Value)
-					}
-				}
-			}
-			if e.Name.Local != "rect" && e.Name.Local != "line" {
-				continue
-			}
-			s := svgShape{tag: e.Name.Local, lane: -1}
-			y := -1
+			el := svgElement{tag: e.Name.Local, attrs: map[string]string{}}
 			for _, at := range e.Attr {
-				switch at.Name.Local {
-				case "class":
-					s.class = at.Value
-				case "y", "y1":
-					y, _ = strconv.Atoi(at.Value)
-				case "data-a":
-					s.a, _ = strconv.ParseFloat(at.Value, 64)
-				case "data-b":
-					s.b, _ = strconv.ParseFloat(at.Value, 64)
-				}
+				el.attrs[at.Name.Local] = at.Value
 			}
-			require.Positive(t, lanesY, "the drawing says where its lanes begin")
-			if y >= lanesY {
-				s.lane = (y - lanesY) / tlLane
-			}
-			out = append(out, s)
-			open = &out[len(out)-1]
+			out = append(out, el)
+			open = append(open, len(out)-1)
 		case xml.CharData:
-			if open != nil {
-				open.title += string(e)
+			for _, i := range open {
+				out[i].text += string(e)
 			}
 		case xml.EndElement:
-			if e.Name.Local == "rect" || e.Name.Local == "line" {
-				open = nil
-			}
+			open = open[:len(open)-1]
 		}
 	}
+}
+
+// shapes reads a timeline's rects and lines back from its SVG.
+func shapes(t *testing.T, svg string) []svgShape {
+	t.Helper()
+	var out []svgShape
+	lanesY := -1 // where the lanes begin: the drawing's data-lanes
+	for _, el := range svgElements(t, svg) {
+		if el.tag == "svg" {
+			if v, ok := el.attrs["data-lanes"]; ok {
+				lanesY, _ = strconv.Atoi(v)
+			}
+		}
+		if el.tag != "rect" && el.tag != "line" {
+			continue
+		}
+		s := svgShape{tag: el.tag, class: el.attrs["class"], lane: -1, title: el.text}
+		y := -1
+		for _, k := range []string{"y", "y1"} {
+			if v, ok := el.attrs[k]; ok {
+				y, _ = strconv.Atoi(v)
+			}
+		}
+		s.a, _ = strconv.ParseFloat(el.attrs["data-a"], 64)
+		s.b, _ = strconv.ParseFloat(el.attrs["data-b"], 64)
+		require.Positive(t, lanesY, "the drawing says where its lanes begin")
+		if y >= lanesY {
+			s.lane = (y - lanesY) / tlLane
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 func byClass(ss []svgShape, class string) []svgShape {
@@ -222,39 +237,14 @@ type svgText struct {
 
 func texts(t *testing.T, svg string) []svgText {
 	t.Helper()
-	dec := xml.NewDecoder(strings.NewReader(svg))
 	var out []svgText
-	var open *svgText
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			require.ErrorContains(t, err, "EOF")
-			return out
-		}
-		switch e := tok.(type) {
-		case xml.StartElement:
-			if e.Name.Local != "text" {
-				continue
-			}
-			var st svgText
-			for _, at := range e.Attr {
-				switch at.Name.Local {
-				case "class":
-					st.class = at.Value
-				case "y":
-					st.y, _ = strconv.Atoi(at.Value)
-				}
-			}
-			out = append(out, st)
-			open = &out[len(out)-1]
-		case xml.CharData:
-			if open != nil {
-				open.text += string(e)
-			}
-		case xml.EndElement:
-			open = nil
+	for _, el := range svgElements(t, svg) {
+		if el.tag == "text" {
+			y, _ := strconv.Atoi(el.attrs["y"])
+			out = append(out, svgText{class: el.attrs["class"], text: el.text, y: y})
 		}
 	}
+	return out
 }
 
 // Two faults struck moments apart, and the heal and convergence marked at
