@@ -21,7 +21,6 @@ require (
 	github.com/rs/zerolog v1.33.0
 	github.com/stretchr/testify v1.12.1
 	github.com/testcontainers/testcontainers-go v0.45.0
-	github.com/valyala/fastjson v1.6.10
 	golang.org/x/mod v0.43.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0

@@ -1,27 +1,25 @@
 package history
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
-
-	"github.com/valyala/fastjson"
 )
 
 // fastDecoder decodes the lines every history is made of (a flat object
 // of Op's own fields: printable ASCII strings without escapes, integers,
-// booleans) with fastjson, where json.Unmarshal spent most of a long
-// check's reading on reflection and its own tokenizer. It takes only
-// text that json.Unmarshal decodes the same: a line with an escape, a
-// byte outside printable ASCII, a name Op does not have or has twice, a
-// value not of its field's plain kind (null, 1.0, 1e3, in_op's object),
-// or anything fastjson refuses, is declined, and json.Unmarshal decides
-// it and words its error as before. fastdecode_test.go holds the two
-// equal, and FuzzFastDecoder looks for a line where they are not.
+// booleans) in one pass over the line, where json.Unmarshal spent most
+// of a long check's reading on reflection and a general parser's tree.
+// It takes only text that json.Unmarshal decodes the same: a line with
+// an escape, a byte outside printable ASCII, a name Op does not have or
+// has twice, a value not of its field's plain kind (null, 1.0, 1e3,
+// in_op's object), or anything else out of the ordinary, is declined,
+// and json.Unmarshal decides it and words its error as before.
+// fastdecode_test.go holds the two equal, and FuzzFastDecoder looks for
+// a line where they are not.
 type fastDecoder struct {
-	p fastjson.Parser
 	// keys interns lock keys: a history has few, each on many lines.
 	keys map[string]string
-	num  []byte // integer's scratch
 }
 
 // decode fills op from line and reports whether it could; op is zeroed
@@ -31,142 +29,241 @@ func (f *fastDecoder) decode(line []byte, op *Op) bool {
 	if !plain(line) {
 		return false
 	}
-	v, err := f.p.ParseBytes(line)
-	if err != nil || v.Type() != fastjson.TypeObject {
+	s := flat{b: line}
+	if !s.next('{') {
 		return false
 	}
-	o, _ := v.Object()
-	ok := true
 	var seen uint32
-	o.Visit(func(name []byte, v *fastjson.Value) {
-		if !ok {
-			return
+	if !s.next('}') {
+		for {
+			name, ok := s.str()
+			if !ok || !s.next(':') {
+				return false
+			}
+			bit, ok := f.field(name, &s, op)
+			if !ok || seen&bit != 0 { // a name twice: json.Unmarshal refuses it
+				return false
+			}
+			seen |= bit
+			if s.next('}') {
+				break
+			}
+			if !s.next(',') {
+				return false
+			}
 		}
-		bit := uint32(0)
-		bit, ok = f.field(name, v, op)
-		if ok && seen&bit != 0 {
-			ok = false // a name twice: json.Unmarshal refuses it
-		}
-		seen |= bit
-	})
-	return ok
+	}
+	s.space()
+	return s.i == len(s.b)
 }
 
-// field sets the member name of op to v, or reports that it cannot: a
-// name Op does not have, or a value not of the field's plain kind. bit
-// is the field's own, to find a name given twice. name stays bytes: a
-// switch on string(name) does not copy it.
-func (f *fastDecoder) field(name []byte, v *fastjson.Value, op *Op) (bit uint32, ok bool) {
+// flat reads the tokens of one line: plain (no escapes, no byte outside
+// printable ASCII, so the only whitespace is the space).
+type flat struct {
+	b []byte
+	i int
+}
+
+func (s *flat) space() {
+	for s.i < len(s.b) && s.b[s.i] == ' ' {
+		s.i++
+	}
+}
+
+// next consumes c, after spaces, if it comes next.
+func (s *flat) next(c byte) bool {
+	s.space()
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// str reads a string: its bytes are the text between the quotes, as the
+// line has no escapes.
+func (s *flat) str() ([]byte, bool) {
+	if !s.next('"') {
+		return nil, false
+	}
+	end := bytes.IndexByte(s.b[s.i:], '"')
+	if end < 0 {
+		return nil, false
+	}
+	v := s.b[s.i : s.i+end]
+	s.i += end + 1
+	return v, true
+}
+
+// integer reads a JSON number written as an integer (-?(0|[1-9][0-9]*))
+// that fits int64: a fraction or an exponent after it is declined.
+func (s *flat) integer() (int64, bool) {
+	s.space()
+	b, i := s.b, s.i
+	neg := i < len(b) && b[i] == '-'
+	if neg {
+		i++
+	}
+	start := i
+	// Accumulated negative, so that the least int64 fits.
+	var n int64
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		d := int64(b[i] - '0')
+		if n < (math.MinInt64+d)/10 {
+			return 0, false
+		}
+		n = n*10 - d
+	}
+	switch {
+	case i == start, i-start > 1 && b[start] == '0':
+		return 0, false
+	case i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E'):
+		return 0, false
+	}
+	if !neg {
+		if n == math.MinInt64 {
+			return 0, false
+		}
+		n = -n
+	}
+	s.i = i
+	return n, true
+}
+
+// boolean reads true or false.
+func (s *flat) boolean() (v, ok bool) {
+	s.space()
+	switch rest := s.b[s.i:]; {
+	case bytes.HasPrefix(rest, []byte("true")):
+		s.i += 4
+		return true, true
+	case bytes.HasPrefix(rest, []byte("false")):
+		s.i += 5
+		return false, true
+	}
+	return false, false
+}
+
+// text reads a string as the one of names it equals (no allocation) or
+// as a copy.
+func (s *flat) text(names []string) (string, bool) {
+	raw, ok := s.str()
+	if !ok {
+		return "", false
+	}
+	for _, n := range names {
+		if string(raw) == n {
+			return n, true
+		}
+	}
+	return string(raw), true
+}
+
+func num[T int | int64](s *flat) (T, bool) {
+	n, ok := s.integer()
+	return T(n), ok
+}
+
+// field sets the member name of op to the value s reads next, or reports
+// that it cannot: a name Op does not have, or a value not of the field's
+// plain kind. bit is the field's own, to find a name given twice. name
+// stays bytes: a switch on string(name) does not copy it.
+func (f *fastDecoder) field(name []byte, s *flat, op *Op) (bit uint32, ok bool) {
 	i := -1
 	switch string(name) {
 	case "index":
 		i = 0
-		op.Index, ok = integer[int](f, v)
+		op.Index, ok = num[int](s)
 	case "time":
 		i = 1
-		op.Time, ok = integer[int64](f, v)
+		op.Time, ok = s.integer()
 	case "process":
 		i = 4
-		op.Process, ok = integer[int](f, v)
+		op.Process, ok = num[int](s)
 	case "fence":
 		i = 9
-		op.Fence, ok = integer[int64](f, v)
+		op.Fence, ok = s.integer()
 	case "seq":
 		i = 10
-		op.Seq, ok = integer[int64](f, v)
+		op.Seq, ok = s.integer()
 	case "ttl":
 		i = 11
-		op.TTL, ok = integer[int64](f, v)
+		op.TTL, ok = s.integer()
 	case "deadline":
 		i = 12
-		op.Deadline, ok = integer[int64](f, v)
+		op.Deadline, ok = s.integer()
 	case "queued":
 		i = 13
-		op.Queued, ok = integer[int64](f, v)
+		op.Queued, ok = s.integer()
 	case "next":
 		i = 23
-		op.Next, ok = integer[int](f, v)
-	case "value", "prev":
-		i = 15 + b2i(string(name) == "prev")
+		op.Next, ok = num[int](s)
+	case "value":
+		i = 15
 		var n int64
-		if n, ok = integer[int64](f, v); ok {
-			if string(name) == "value" {
-				op.Value = &n
-			} else {
-				op.Prev = &n
-			}
+		if n, ok = s.integer(); ok {
+			op.Value = &n
+		}
+	case "prev":
+		i = 16
+		var n int64
+		if n, ok = s.integer(); ok {
+			op.Prev = &n
 		}
 	case "refused":
 		i = 14
-		switch v.Type() {
-		case fastjson.TypeTrue:
-			op.Refused, ok = true, true
-		case fastjson.TypeFalse:
-			ok = true
-		}
+		op.Refused, ok = s.boolean()
 	case "type":
 		i = 3
-		var s string
-		s, ok = str(v, typeNames)
-		op.Type = Type(s)
+		var t string
+		t, ok = s.text(typeNames)
+		op.Type = Type(t)
 	case "f":
 		i = 5
-		var s string
-		s, ok = str(v, fNames)
-		op.F = F(s)
+		var t string
+		t, ok = s.text(fNames)
+		op.F = F(t)
 	case "stamp":
 		i = 2
-		op.Stamp, ok = str(v, stampNames)
+		op.Stamp, ok = s.text(stampNames)
 	case "key":
 		i = 6
-		if ok = v.Type() == fastjson.TypeString; ok {
-			raw, _ := v.StringBytes()
-			if op.Key, ok = f.keys[string(raw)]; !ok && len(f.keys) < 1<<12 {
-				if f.keys == nil {
-					f.keys = map[string]string{}
-				}
-				op.Key = string(raw)
-				f.keys[op.Key] = op.Key
-			} else if !ok {
-				op.Key = string(raw)
-			}
-			ok = true
-		}
+		op.Key, ok = f.key(s)
 	case "lease":
 		i = 7
-		op.Lease, ok = str(v, nil)
+		op.Lease, ok = s.text(nil)
 	case "owner":
 		i = 8
-		op.Owner, ok = str(v, nil)
+		op.Owner, ok = s.text(nil)
 	case "fault":
 		i = 17
-		op.Fault, ok = str(v, nil)
+		op.Fault, ok = s.text(nil)
 	case "fault_id":
 		i = 18
-		op.FaultID, ok = str(v, nil)
+		op.FaultID, ok = s.text(nil)
 	case "node":
 		i = 19
-		op.Node, ok = str(v, nil)
+		op.Node, ok = s.text(nil)
 	case "target":
 		i = 20
-		op.Target, ok = str(v, nil)
+		op.Target, ok = s.text(nil)
 	case "phase":
 		i = 21
-		var s string
-		s, ok = str(v, nil)
-		op.Phase = Phase(s)
+		var t string
+		t, ok = s.text(nil)
+		op.Phase = Phase(t)
 	case "error":
 		i = 22
-		op.Error, ok = str(v, nil)
+		op.Error, ok = s.text(nil)
 	case "began":
 		i = 25
-		op.Began, ok = integer[int64](f, v)
+		op.Began, ok = s.integer()
 	case "ended":
 		i = 26
-		op.Ended, ok = integer[int64](f, v)
+		op.Ended, ok = s.integer()
 	case "via":
 		i = 24
-		op.Via, ok = str(v, viaNames)
+		op.Via, ok = s.text(viaNames)
 	}
 	if i < 0 {
 		return 0, false
@@ -174,11 +271,23 @@ func (f *fastDecoder) field(name []byte, v *fastjson.Value, op *Op) (bit uint32,
 	return 1 << i, ok
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
+// key reads a lock key, interned.
+func (f *fastDecoder) key(s *flat) (string, bool) {
+	raw, ok := s.str()
+	if !ok {
+		return "", false
 	}
-	return 0
+	if k, ok := f.keys[string(raw)]; ok {
+		return k, true
+	}
+	k := string(raw)
+	if len(f.keys) < 1<<12 {
+		if f.keys == nil {
+			f.keys = map[string]string{}
+		}
+		f.keys[k] = k
+	}
+	return k, true
 }
 
 var (
@@ -209,53 +318,3 @@ const ones, highs = 0x0101010101010101, 0x8080808080808080
 // below has a byte's high bit set when some byte of w is below n
 // (n <= 0x80; exact about whether any is, not which).
 func below(w uint64, n uint64) uint64 { return (w - n*ones) &^ w & highs }
-
-// integer reads a JSON number written as an integer (-?(0|[1-9][0-9]*),
-// JSON's own form, which fastjson does not check) that fits T.
-// Its text goes through f.num: a buffer of its own on the stack would
-// escape into MarshalTo, an allocation per number.
-func integer[T int | int64](f *fastDecoder, v *fastjson.Value) (T, bool) {
-	if v.Type() != fastjson.TypeNumber {
-		return 0, false
-	}
-	f.num = v.MarshalTo(f.num[:0])
-	digits := f.num
-	neg := len(digits) > 0 && digits[0] == '-'
-	if neg {
-		digits = digits[1:]
-	}
-	if len(digits) == 0 || len(digits) > 1 && digits[0] == '0' {
-		return 0, false
-	}
-	// Accumulated negative, so that the least int64 fits.
-	var n int64
-	for _, c := range digits {
-		d := int64(c) - '0'
-		if d < 0 || d > 9 || n < (math.MinInt64+d)/10 {
-			return 0, false
-		}
-		n = n*10 - d
-	}
-	if !neg {
-		if n == math.MinInt64 {
-			return 0, false
-		}
-		n = -n
-	}
-	return T(n), true
-}
-
-// str reads a JSON string (without escapes: decode saw to it), as the
-// one of names it equals (no allocation) or as a copy.
-func str(v *fastjson.Value, names []string) (string, bool) {
-	if v.Type() != fastjson.TypeString {
-		return "", false
-	}
-	raw, _ := v.StringBytes()
-	for _, n := range names {
-		if string(raw) == n {
-			return n, true
-		}
-	}
-	return string(raw), true
-}
