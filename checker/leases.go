@@ -142,24 +142,31 @@ const maxLeaseSeq = 1 << 26
 // with both written plainly (so that each name has one reading): such a
 // lease is kept as bit M of N's set.
 func harnessName(lease string) (n, m int, ok bool) {
-	ns, ms, ok := strings.Cut(strings.TrimPrefix(lease, "p"), ".")
-	if !ok || !strings.HasPrefix(lease, "p") || !plainNumber(ns) || !plainNumber(ms) {
+	// One pass, no strconv: every lease of every lock operation is read.
+	if len(lease) < 4 || lease[0] != 'p' {
 		return 0, 0, false
 	}
-	n, err1 := strconv.Atoi(ns)
-	m, err2 := strconv.Atoi(ms)
-	return n, m, err1 == nil && err2 == nil && n <= math.MaxInt32 && m < maxLeaseSeq
+	n, i, ok := plainPrefix(lease, 1, math.MaxInt32)
+	if !ok || i >= len(lease) || lease[i] != '.' {
+		return 0, 0, false
+	}
+	m, i, ok = plainPrefix(lease, i+1, maxLeaseSeq-1)
+	return n, m, ok && i == len(lease)
 }
 
-// plainNumber: decimal digits without a sign or a leading zero.
-func plainNumber(s string) bool {
-	if s == "" || len(s) > 1 && s[0] == '0' {
-		return false
-	}
-	for i := range len(s) {
-		if s[i] < '0' || s[i] > '9' {
-			return false
+// plainPrefix reads the plain decimal number (no sign, no leading zero)
+// at s[i:], up to limit, and where it ends.
+func plainPrefix(s string, i, limit int) (n, end int, ok bool) {
+	start := i
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		n = n*10 + int(s[i]-'0')
+		if n > limit {
+			return 0, i, false
 		}
 	}
-	return true
+	if i == start || i-start > 1 && s[start] == '0' {
+		return 0, i, false
+	}
+	return n, i, true
 }
+

@@ -136,3 +136,21 @@ func TestARenewalStampedBeforeItsAcquireIsAClientClockAnomaly(t *testing.T) {
 	r = Check(onTime.build(), Options{MinAcquires: 1})
 	assert.Equal(t, Valid, r.Verdict, r.Reason)
 }
+
+// harnessName reads only the harness's own form of a lease, written
+// plainly, so that each name has one reading.
+func TestHarnessName(t *testing.T) {
+	for lease, want := range map[string][2]int{
+		"p0.0": {0, 0}, "p1.1": {1, 1}, "p43.1017": {43, 1017},
+		"p2147483647.67108863": {2147483647, maxLeaseSeq - 1},
+	} {
+		n, m, ok := harnessName(lease)
+		require.True(t, ok, lease)
+		require.Equal(t, want, [2]int{n, m}, lease)
+	}
+	for _, lease := range []string{"", "p", "p.", "p1.", "p.1", "p1", "q1.1", "P1.1", "p01.1", "p1.01", "p-1.1",
+		"p+1.1", "p1.-1", "p1.1x", "p1..1", "p1.1.1", " p1.1", "p2147483648.1", "p1.67108864", "p99999999999999999999.1"} {
+		_, _, ok := harnessName(lease)
+		require.False(t, ok, lease)
+	}
+}

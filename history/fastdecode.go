@@ -72,7 +72,9 @@ func (s *flat) space() {
 
 // next consumes c, after spaces, if it comes next.
 func (s *flat) next(c byte) bool {
-	s.space()
+	if s.i < len(s.b) && s.b[s.i] == ' ' {
+		s.space()
+	}
 	if s.i < len(s.b) && s.b[s.i] == c {
 		s.i++
 		return true
@@ -86,19 +88,23 @@ func (s *flat) str() ([]byte, bool) {
 	if !s.next('"') {
 		return nil, false
 	}
-	end := bytes.IndexByte(s.b[s.i:], '"')
-	if end < 0 {
-		return nil, false
+	// The strings are short: a loop beats IndexByte's call.
+	for end := s.i; end < len(s.b); end++ {
+		if s.b[end] == '"' {
+			v := s.b[s.i:end]
+			s.i = end + 1
+			return v, true
+		}
 	}
-	v := s.b[s.i : s.i+end]
-	s.i += end + 1
-	return v, true
+	return nil, false
 }
 
 // integer reads a JSON number written as an integer (-?(0|[1-9][0-9]*))
 // that fits int64: a fraction or an exponent after it is declined.
 func (s *flat) integer() (int64, bool) {
-	s.space()
+	if s.i < len(s.b) && s.b[s.i] == ' ' {
+		s.space()
+	}
 	b, i := s.b, s.i
 	neg := i < len(b) && b[i] == '-'
 	if neg {

@@ -152,3 +152,20 @@ func FuzzFastDecoder(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { sameAsUnmarshal(t, line) })
 }
+
+// BenchmarkFastDecoder decodes lines as a long history has them: each
+// line of the corpus the fast decoder takes, in turn.
+func BenchmarkFastDecoder(b *testing.B) {
+	var f fastDecoder
+	var lines [][]byte
+	var op Op
+	for _, l := range fastCorpus {
+		if f.decode([]byte(l), &op) {
+			lines = append(lines, []byte(l))
+		}
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		f.decode(lines[i%len(lines)], &op)
+	}
+}
