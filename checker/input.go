@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/internal/dense"
 )
 
 // Input is the shared analysis of one history, computed once for every
@@ -116,11 +117,11 @@ func newInput(ops []history.Op, keepPairs, reentrant bool) (*Input, error) {
 	b.in.Reentrant = reentrant
 	var p history.Pairer
 	for i := range ops {
-		n, err := p.Add(ops[i])
+		n, err := p.Add(&ops[i])
 		if err != nil {
 			return nil, err
 		}
-		if err := b.add(ops[i], n, &ops[i]); err != nil {
+		if err := b.add(&ops[i], n, &ops[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -133,10 +134,13 @@ func newInput(ops []history.Op, keepPairs, reentrant bool) (*Input, error) {
 type inputBuilder struct {
 	in        *Input
 	keepPairs bool
-	// open maps an open operation's number to its record: an index into
-	// in.locks, in.nemesis, or for a resource operation the f it has.
-	open      map[int]openRecord
-	procs     map[int]bool
+	// open holds each process's open operation (one each, as pairing
+	// sees to), openNemesis the nemesis's by operation number: an index
+	// into in.locks or in.nemesis, or for a resource operation the f it
+	// has.
+	open        dense.Map[openRecord]
+	openNemesis map[int]openRecord
+	procs       dense.Map[struct{}]
 	keys      map[string]string // interned lock keys
 	nemesisOp []history.Op
 	leases    *leaseBook
@@ -149,7 +153,7 @@ type openRecord struct {
 	kind  recordKind
 	index int // into in.locks or in.nemesis
 	f     history.F
-	lock  *lockOp // an open lock operation when spilling
+	lock  lockOp // an open lock operation when spilling
 }
 
 type recordKind uint8
@@ -164,28 +168,28 @@ const (
 // make room for (a guess is fine: it saves growing a large slice).
 func newInputBuilder(keepPairs bool, lockHint int) *inputBuilder {
 	in := &Input{locks: make([]lockOp, 0, lockHint)}
-	return &inputBuilder{in: in, keepPairs: keepPairs, open: map[int]openRecord{}, procs: map[int]bool{}, keys: map[string]string{}, leases: newLeaseBook()}
+	return &inputBuilder{in: in, keepPairs: keepPairs, openNemesis: map[int]openRecord{}, keys: map[string]string{}, leases: newLeaseBook()}
 }
 
 // add takes op, operation number n of the history (history.Pairer's).
 // stored is op's place in a history kept whole, for Pairs to point at;
 // nil when streaming. The error is a lease that is not one client's grant
 // (leaseBook).
-func (b *inputBuilder) add(op history.Op, n int, stored *history.Op) error {
+func (b *inputBuilder) add(op *history.Op, n int, stored *history.Op) error {
 	if err := b.leases.add(op); err != nil {
 		return err
 	}
 	in := b.in
 	in.End = max(in.End, op.Time)
 	if op.Process == history.NemesisProcess {
-		b.nemesisOp = append(b.nemesisOp, op)
+		b.nemesisOp = append(b.nemesisOp, *op)
 	}
 	if b.keepPairs {
 		if op.Type == history.Invoke {
-			in.Pairs = append(in.Pairs, history.Operation{Invoke: op})
+			in.Pairs = append(in.Pairs, history.Operation{Invoke: *op})
 		} else {
 			if stored == nil {
-				c := op
+				c := *op
 				stored = &c
 			}
 			in.Pairs[n].Complete = stored
@@ -195,15 +199,15 @@ func (b *inputBuilder) add(op history.Op, n int, stored *history.Op) error {
 		b.invoke(op, n)
 		return nil
 	}
-	rec, ok := b.open[n]
-	if !ok {
+	rec := b.openOf(op.Process, n)
+	if rec == nil {
 		return nil
 	}
-	delete(b.open, n)
+	defer b.closed(op.Process, n)
 	switch rec.kind {
 	case lockRecord:
-		l := rec.lock
-		if l == nil {
+		l := &rec.lock
+		if b.spill == nil {
 			l = &in.locks[rec.index]
 		}
 		l.outcome, l.done, l.doneIndex = op.Type, op.Time, int32(op.Index)
@@ -216,7 +220,7 @@ func (b *inputBuilder) add(op history.Op, n int, stored *history.Op) error {
 			b.spill.put(l)
 		}
 	case nemesisRecord:
-		c := op
+		c := *op
 		in.nemesis[rec.index].Complete = &c
 	case resourceRecord:
 		b.countResource(rec.f, op.Type)
@@ -224,15 +228,35 @@ func (b *inputBuilder) add(op history.Op, n int, stored *history.Op) error {
 	return nil
 }
 
-func (b *inputBuilder) invoke(op history.Op, n int) {
+// openOf is the record of operation n, open on process p; nil when
+// none is kept.
+func (b *inputBuilder) openOf(p, n int) *openRecord {
+	if p == history.NemesisProcess {
+		if rec, ok := b.openNemesis[n]; ok {
+			return &rec
+		}
+		return nil
+	}
+	return b.open.Ptr(p)
+}
+
+func (b *inputBuilder) closed(p, n int) {
+	if p == history.NemesisProcess {
+		delete(b.openNemesis, n)
+		return
+	}
+	b.open.Delete(p)
+}
+
+func (b *inputBuilder) invoke(op *history.Op, n int) {
 	in := b.in
 	if op.Process >= 0 {
-		b.procs[op.Process] = true
+		b.procs.Set(op.Process, struct{}{})
 	}
 	switch {
 	case op.Process == history.NemesisProcess:
-		b.open[n] = openRecord{kind: nemesisRecord, index: len(in.nemesis)}
-		in.nemesis = append(in.nemesis, history.Operation{Invoke: op})
+		b.openNemesis[n] = openRecord{kind: nemesisRecord, index: len(in.nemesis)}
+		in.nemesis = append(in.nemesis, history.Operation{Invoke: *op})
 	case op.F.IsLock():
 		if op.F == history.Lost && op.Process >= 0 {
 			in.stats.Losses++ // and in the lock view: it ends the holder's window
@@ -247,13 +271,13 @@ func (b *inputBuilder) invoke(op history.Op, n int) {
 			invIndex: int32(op.Index), doneIndex: -1, process: int32(op.Process), client: b.leases.client(op), via: op.Via}
 		if b.spill != nil {
 			b.spill.opened(key)
-			b.open[n] = openRecord{kind: lockRecord, lock: &l}
+			b.open.Set(op.Process, openRecord{kind: lockRecord, lock: l})
 			return
 		}
-		b.open[n] = openRecord{kind: lockRecord, index: len(in.locks)}
+		b.open.Set(op.Process, openRecord{kind: lockRecord, index: len(in.locks)})
 		in.locks = append(in.locks, l)
 	case op.Process >= 0:
-		b.open[n] = openRecord{kind: resourceRecord, f: op.F}
+		b.open.Set(op.Process, openRecord{kind: resourceRecord, f: op.F})
 	}
 }
 
@@ -274,17 +298,17 @@ func (b *inputBuilder) finish() *Input {
 // spilled) as never completed, and the nemesis's record is read.
 func (b *inputBuilder) finishOps() *Input {
 	in := b.in
-	for _, rec := range b.open {
+	for _, rec := range b.open.All() {
 		switch {
 		case rec.kind == resourceRecord:
 			b.countResource(rec.f, history.Info) // never completed
 		case rec.kind == lockRecord && b.spill != nil:
-			b.spill.put(rec.lock)
+			b.spill.put(&rec.lock)
 		}
 	}
 	in.Faults = faultWindows(b.nemesisOp, in.End)
 	in.Phases = phaseSpans(b.nemesisOp, in.End)
-	in.stats.Processes, in.stats.Keys = len(b.procs), len(b.keys)
+	in.stats.Processes, in.stats.Keys = b.procs.Len(), len(b.keys)
 	return in
 }
 

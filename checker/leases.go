@@ -50,7 +50,7 @@ func (b *leaseBook) rootOf(p int32) int32 {
 }
 
 // add checks op; the error names the op and the rule it broke.
-func (b *leaseBook) add(op history.Op) error {
+func (b *leaseBook) add(op *history.Op) error {
 	p := int32(op.Process)
 	if op.Process < 0 {
 		return nil
@@ -97,7 +97,7 @@ func (b *leaseBook) add(op history.Op) error {
 
 // client is the client op acts for: the lease owner's first process, or
 // op's own for an op without a known lease.
-func (b *leaseBook) client(op history.Op) int32 {
+func (b *leaseBook) client(op *history.Op) int32 {
 	if owner, ok := b.ownerOf(op.Lease); ok {
 		return b.rootOf(owner)
 	}
@@ -105,7 +105,7 @@ func (b *leaseBook) client(op history.Op) int32 {
 }
 
 // acts marks a client process, which no watchdog may be.
-func (b *leaseBook) acts(op history.Op) error {
+func (b *leaseBook) acts(op *history.Op) error {
 	p := int32(op.Process)
 	if w, ok := b.watching[p]; ok {
 		return fmt.Errorf("op %d: process %d, the watchdog of lease %s, %ss", op.Index, op.Process, w, op.F)

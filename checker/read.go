@@ -116,10 +116,10 @@ func checkReader(r io.Reader, opts Options, lockHint int) (Report, error) {
 	b.in.Reentrant, b.spill = opts.Reentrant, sp
 	var ops []history.Op
 	read := 0
-	tail, err := history.Scan(r, func(op history.Op, n int) error {
+	tail, err := history.Scan(r, func(op *history.Op, n int) error {
 		read++
 		if keepPairs {
-			ops = append(ops, op)
+			ops = append(ops, *op)
 		}
 		return b.add(op, n, nil)
 	})

@@ -111,11 +111,15 @@ func (s *flat) integer() (int64, bool) {
 		i++
 	}
 	start := i
-	// Accumulated negative, so that the least int64 fits.
+	for i < len(b) && b[i]-'0' <= 9 {
+		i++
+	}
+	// Accumulated negative, so that the least int64 fits; 18 digits
+	// cannot overflow, so only longer numbers are checked digit by digit.
 	var n int64
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		d := int64(b[i] - '0')
-		if n < (math.MinInt64+d)/10 {
+	for j := start; j < i; j++ {
+		d := int64(b[j] - '0')
+		if i-start > 18 && n < (math.MinInt64+d)/10 {
 			return 0, false
 		}
 		n = n*10 - d

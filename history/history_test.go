@@ -165,8 +165,8 @@ func TestCutLastLineIsReportedNotFatal(t *testing.T) {
 		`{"index":1,"time":2,"type":"ok","process":0,"f":"acquire","key":"k","lease":"p0.1","owner":"a","ttl":5}` + "\n"
 	cut := whole + `{"index":2,"time":3,"type":"inv`
 	var got []history.Op
-	tail, err := history.Scan(strings.NewReader(cut), func(op history.Op, _ int) error {
-		got = append(got, op)
+	tail, err := history.Scan(strings.NewReader(cut), func(op *history.Op, _ int) error {
+		got = append(got, *op)
 		return nil
 	})
 	require.NoError(t, err)
@@ -178,7 +178,7 @@ func TestCutLastLineIsReportedNotFatal(t *testing.T) {
 	_, err = history.Parse(strings.NewReader(cut))
 	require.ErrorContains(t, err, "line 3, the last, was cut short")
 
-	tail, err = history.Scan(strings.NewReader(whole), func(history.Op, int) error { return nil })
+	tail, err = history.Scan(strings.NewReader(whole), func(*history.Op, int) error { return nil })
 	require.NoError(t, err)
 	require.False(t, tail.Cut())
 	// A complete last operation without its newline is whole.
@@ -194,7 +194,7 @@ func TestScanAcrossBatches(t *testing.T) {
 	require.NoError(t, historytest.WriteJSONL(&buf, historytest.Generate(historytest.Config{Seed: 3, Keys: 4, Clients: 8, Ops: 5000}).Ops))
 	lines := strings.SplitAfter(buf.String(), "\n")
 	n := 0
-	_, err := history.Scan(strings.NewReader(buf.String()), func(op history.Op, _ int) error {
+	_, err := history.Scan(strings.NewReader(buf.String()), func(op *history.Op, _ int) error {
 		require.Equal(t, n, op.Index, "in order")
 		n++
 		return nil
@@ -204,12 +204,12 @@ func TestScanAcrossBatches(t *testing.T) {
 
 	bad := slices.Clone(lines)
 	bad[2999] = `{"index":2999,"oops":1}` + "\n"
-	_, err = history.Scan(strings.NewReader(strings.Join(bad, "")), func(history.Op, int) error { return nil })
+	_, err = history.Scan(strings.NewReader(strings.Join(bad, "")), func(*history.Op, int) error { return nil })
 	require.ErrorContains(t, err, "line 3000: not a history operation")
 
 	stop := errors.New("enough")
 	seen := 0
-	_, err = history.Scan(strings.NewReader(buf.String()), func(history.Op, int) error {
+	_, err = history.Scan(strings.NewReader(buf.String()), func(*history.Op, int) error {
 		if seen++; seen == 10 {
 			return stop
 		}

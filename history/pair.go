@@ -3,6 +3,8 @@ package history
 import (
 	"fmt"
 	"strings"
+
+	"github.com/deadbolt-lab/deadbolt/internal/dense"
 )
 
 // Operation is an invocation with its completion. Complete is nil when the
@@ -28,7 +30,7 @@ func Pair(ops []Op) ([]Operation, error) {
 	var out []Operation
 	var p Pairer
 	for i := range ops {
-		n, err := p.Add(ops[i])
+		n, err := p.Add(&ops[i])
 		switch {
 		case err != nil:
 			return nil, err
@@ -44,8 +46,11 @@ func Pair(ops []Op) ([]Operation, error) {
 // Pairer pairs operations one at a time, as Pair does, for readers that
 // stream a history rather than hold it.
 type Pairer struct {
-	open map[pairKey]openOp
-	n    int
+	// procs are the open operations of processes other than the
+	// nemesis's, one each; nemesis those of fault instances.
+	procs   dense.Map[openOp]
+	nemesis map[pairKey]openOp
+	n       int
 }
 
 // pairKey is what a completion is matched by: its process, or for the
@@ -65,7 +70,7 @@ type openOp struct {
 	key, lease string
 }
 
-func keyOf(op Op) pairKey {
+func keyOf(op *Op) pairKey {
 	if op.Process == NemesisProcess {
 		return pairKey{process: op.Process, fault: op.Fault, faultID: op.FaultID, f: op.F}
 	}
@@ -89,44 +94,81 @@ func (k pairKey) String() string {
 // operation n (operations are numbered in invocation order from 0, as
 // Pair's result is); a completion returns the n of the invocation it
 // completes.
-func (p *Pairer) Add(op Op) (n int, err error) {
-	if p.open == nil {
-		p.open = map[pairKey]openOp{}
+func (p *Pairer) Add(op *Op) (n int, err error) {
+	if op.Process == NemesisProcess {
+		return p.addNemesis(op)
+	}
+	if op.Type == Invoke {
+		if o := p.procs.Ptr(op.Process); o != nil {
+			return 0, fmt.Errorf("op %d: %s invoked again while op %d is open", op.Index, keyOf(op), o.index)
+		}
+		n = p.next()
+		p.procs.Set(op.Process, openOp{n: n, index: op.Index, time: op.Time, f: op.F, key: op.Key, lease: op.Lease})
+		return n, nil
+	}
+	o := p.procs.Ptr(op.Process)
+	if o == nil {
+		return 0, fmt.Errorf("op %d: %s completes an operation that was never invoked", op.Index, keyOf(op))
+	}
+	if err := o.completedBy(op); err != nil {
+		return 0, err
+	}
+	n = o.n
+	p.procs.Delete(op.Process)
+	return n, nil
+}
+
+// next numbers an invocation.
+func (p *Pairer) next() int {
+	p.n++
+	return p.n - 1
+}
+
+func (p *Pairer) addNemesis(op *Op) (n int, err error) {
+	if p.nemesis == nil {
+		p.nemesis = map[pairKey]openOp{}
 	}
 	id := keyOf(op)
 	if op.Type == Invoke {
-		if o, ok := p.open[id]; ok {
+		if o, ok := p.nemesis[id]; ok {
 			return 0, fmt.Errorf("op %d: %s invoked again while op %d is open", op.Index, id, o.index)
 		}
-		n = p.n
-		p.n++
-		p.open[id] = openOp{n: n, index: op.Index, time: op.Time, f: op.F, key: op.Key, lease: op.Lease}
+		n = p.next()
+		p.nemesis[id] = openOp{n: n, index: op.Index, time: op.Time, f: op.F, key: op.Key, lease: op.Lease}
 		return n, nil
 	}
-	o, ok := p.open[id]
-	if !ok && op.Process == NemesisProcess && op.FaultID == "" {
+	o, ok := p.nemesis[id]
+	if !ok && op.FaultID == "" {
 		id, o, ok = p.openInstance(op)
 	}
 	if !ok {
 		return 0, fmt.Errorf("op %d: %s completes an operation that was never invoked", op.Index, id)
 	}
+	if err := o.completedBy(op); err != nil {
+		return 0, err
+	}
+	delete(p.nemesis, id)
+	return o.n, nil
+}
+
+// completedBy checks that op may complete o.
+func (o *openOp) completedBy(op *Op) error {
 	if o.f != op.F || o.key != op.Key || o.lease != op.Lease {
-		return 0, fmt.Errorf("op %d: completion %s %q %s does not match invocation %d (%s %q %s)", op.Index, op.F, op.Key, op.Lease, o.index, o.f, o.key, o.lease)
+		return fmt.Errorf("op %d: completion %s %q %s does not match invocation %d (%s %q %s)", op.Index, op.F, op.Key, op.Lease, o.index, o.f, o.key, o.lease)
 	}
 	if op.Time < o.time {
-		return 0, fmt.Errorf("op %d: completes at %d, before its invocation %d at %d", op.Index, op.Time, o.index, o.time)
+		return fmt.Errorf("op %d: completes at %d, before its invocation %d at %d", op.Index, op.Time, o.index, o.time)
 	}
-	delete(p.open, id)
-	return o.n, nil
+	return nil
 }
 
 // openInstance finds the earliest open instance of op's fault, for a
 // completion that names the fault but not the instance.
-func (p *Pairer) openInstance(op Op) (pairKey, openOp, bool) {
+func (p *Pairer) openInstance(op *Op) (pairKey, openOp, bool) {
 	var best pairKey
 	var found openOp
 	ok := false
-	for id, o := range p.open {
+	for id, o := range p.nemesis {
 		if id.process == NemesisProcess && id.fault == op.Fault && o.f == op.F && (!ok || o.n < found.n) {
 			best, found, ok = id, o, true
 		}

@@ -30,8 +30,8 @@ func ReadFile(path string) ([]Op, error) {
 // pairing of invocations with completions. Errors name the line.
 func Parse(r io.Reader) ([]Op, error) {
 	var ops []Op
-	tail, err := Scan(r, func(op Op, _ int) error {
-		ops = append(ops, op)
+	tail, err := Scan(r, func(op *Op, _ int) error {
+		ops = append(ops, *op)
 		return nil
 	})
 	if err != nil {

@@ -15,14 +15,15 @@ import (
 
 // Scan reads a JSON-lines history one operation at a time, validating each
 // as Parse does (fields, index sequence, harness time order, pairing), and
-// calls fn with it and its operation number (see Pairer.Add). Errors name
+// calls fn with it and its operation number (see Pairer.Add); op is
+// valid only during the call. Errors name
 // the line. A last line that lacks its newline and is not a whole
 // operation is not an error: Scan stops there and says so in the Tail.
 //
 // Decoding, the bulk of the work, runs on every CPU: lines go out in
 // batches to decoders and come back in order to the caller's goroutine,
 // where they are checked against each other and handed to fn.
-func Scan(r io.Reader, fn func(op Op, n int) error) (Tail, error) {
+func Scan(r io.Reader, fn func(op *Op, n int) error) (Tail, error) {
 	workers := max(runtime.GOMAXPROCS(0), 1)
 	s := &scan{work: make(chan *batch, workers), ordered: make(chan *batch, 2*workers), stop: make(chan struct{})}
 	s.free.New = func() any { return &batch{} }
@@ -196,7 +197,7 @@ func (s *scan) read(r io.Reader) error {
 
 // consume checks the decoded operations in order and hands them to fn,
 // returning how many it handed.
-func (s *scan) consume(fn func(op Op, n int) error) (tail Tail, count int, err error) {
+func (s *scan) consume(fn func(op *Op, n int) error) (tail Tail, count int, err error) {
 	var (
 		p           Pairer
 		lastHarness int64
@@ -227,11 +228,11 @@ func (s *scan) consume(fn func(op Op, n int) error) (tail Tail, count int, err e
 				}
 				lastHarness = op.Time
 			}
-			n, err := p.Add(*op)
+			n, err := p.Add(op)
 			if err != nil {
 				return tail, count, fmt.Errorf("line %d: %v", line, err)
 			}
-			if err := fn(*op, n); err != nil {
+			if err := fn(op, n); err != nil {
 				return tail, count, err
 			}
 			count++

@@ -43,8 +43,8 @@ func loadRun(dir string, r *Results) (*runData, error) {
 	}
 	defer f.Close()
 	var ops []history.Op
-	tail, err := history.Scan(f, func(op history.Op, _ int) error {
-		ops = append(ops, op)
+	tail, err := history.Scan(f, func(op *history.Op, _ int) error {
+		ops = append(ops, *op)
 		return nil
 	})
 	if err != nil {
