@@ -141,9 +141,9 @@ type inputBuilder struct {
 	open        dense.Map[openRecord]
 	openNemesis map[int]openRecord
 	procs       dense.Map[struct{}]
-	keys      map[string]string // interned lock keys
-	nemesisOp []history.Op
-	leases    *leaseBook
+	keys        map[string]string // interned lock keys
+	nemesisOp   []history.Op
+	leases      *leaseBook
 	// spill, when set, takes each lock operation once it completes
 	// (or, at the end, never did), rather than in.locks keeping it.
 	spill *spill

@@ -169,4 +169,3 @@ func plainPrefix(s string, i, limit int) (n, end int, ok bool) {
 	}
 	return n, i, true
 }
-
