@@ -37,7 +37,11 @@ func (s *Stats) countAcquireError(msg string) {
 	if s.AcquireErrors == nil {
 		s.AcquireErrors = map[string]int{}
 	}
-	s.AcquireErrors[errorClass(msg)]++
+	class := errorClass(msg)
+	if _, ok := s.AcquireErrors[class]; !ok {
+		class = strings.Clone(class) // msg may share a chunk of the reading's (strarena)
+	}
+	s.AcquireErrors[class]++
 }
 
 // acquireErrorsText lists the commonest errors of s.AcquireErrors, most

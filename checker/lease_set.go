@@ -1,15 +1,17 @@
 package checker
 
+import "github.com/deadbolt-lab/deadbolt/internal/dense"
+
 // leaseSet is a set of lease names that holds one the harness named (pN.M)
 // as one bit, as leaseBook does, so that marking every lease of a long
 // history costs a bit each.
 type leaseSet struct {
-	bits  map[int32][]uint64
+	bits  dense.Map[[]uint64] // by N, as process ids are: small and dense
 	names map[string]struct{}
 }
 
 func newLeaseSet() *leaseSet {
-	return &leaseSet{bits: map[int32][]uint64{}, names: map[string]struct{}{}}
+	return &leaseSet{names: map[string]struct{}{}}
 }
 
 func (s *leaseSet) add(lease string) {
@@ -18,12 +20,15 @@ func (s *leaseSet) add(lease string) {
 		s.names[lease] = struct{}{}
 		return
 	}
-	bits := s.bits[int32(n)]
-	for len(bits) <= m/64 {
-		bits = append(bits, 0)
+	bits := s.bits.Ptr(n)
+	if bits == nil {
+		s.bits.Set(n, nil)
+		bits = s.bits.Ptr(n)
 	}
-	bits[m/64] |= 1 << (m % 64)
-	s.bits[int32(n)] = bits
+	for len(*bits) <= m/64 {
+		*bits = append(*bits, 0)
+	}
+	(*bits)[m/64] |= 1 << (m % 64)
 }
 
 func (s *leaseSet) has(lease string) bool {
@@ -32,6 +37,6 @@ func (s *leaseSet) has(lease string) bool {
 		_, in := s.names[lease]
 		return in
 	}
-	bits := s.bits[int32(n)]
-	return m/64 < len(bits) && bits[m/64]&(1<<(m%64)) != 0
+	bits := s.bits.Ptr(n)
+	return bits != nil && m/64 < len(*bits) && (*bits)[m/64]&(1<<(m%64)) != 0
 }

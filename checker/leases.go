@@ -72,7 +72,10 @@ func (b *leaseBook) add(op *history.Op) error {
 		if _, _, named := harnessName(op.Lease); named {
 			b.granted.add(op.Lease)
 		} else {
-			b.owner[op.Lease], b.asked[op.Lease] = p, int32(op.Index)
+			// Clones: the reading's strings share chunks (strarena) that a
+			// string kept for the whole history would pin.
+			lease := strings.Clone(op.Lease)
+			b.owner[lease], b.asked[lease] = p, int32(op.Index)
 		}
 		return b.acts(op)
 	case history.Renew, history.Lost:
@@ -83,10 +86,13 @@ func (b *leaseBook) add(op *history.Op) error {
 		if b.acting[p] {
 			return fmt.Errorf("op %d: process %d, a client, renews lease %s of process %d", op.Index, op.Process, op.Lease, owner)
 		}
-		if w, ok := b.watching[p]; ok && w != op.Lease {
+		w, watches := b.watching[p]
+		if watches && w != op.Lease {
 			return fmt.Errorf("op %d: watchdog process %d renews lease %s after lease %s: a watchdog serves one lease", op.Index, op.Process, op.Lease, w)
 		}
-		b.watching[p] = op.Lease
+		if !watches {
+			b.watching[p] = strings.Clone(op.Lease)
+		}
 		return nil
 	}
 	if owner, known := b.ownerOf(op.Lease); known && b.rootOf(owner) != b.rootOf(p) {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+
+	"github.com/deadbolt-lab/deadbolt/internal/strarena"
 )
 
 // fastDecoder decodes the lines every history is made of (a flat object
@@ -20,6 +22,8 @@ import (
 type fastDecoder struct {
 	// keys interns lock keys: a history has few, each on many lines.
 	keys map[string]string
+	// strs holds the other strings: leases, owners, errors.
+	strs strarena.Arena
 }
 
 // decode fills op from line and reports whether it could; op is zeroed
@@ -155,8 +159,8 @@ func (s *flat) boolean() (v, ok bool) {
 }
 
 // text reads a string as the one of names it equals (no allocation) or
-// as a copy.
-func (s *flat) text(names []string) (string, bool) {
+// as a copy in strs.
+func (s *flat) text(names []string, strs *strarena.Arena) (string, bool) {
 	raw, ok := s.str()
 	if !ok {
 		return "", false
@@ -166,7 +170,7 @@ func (s *flat) text(names []string) (string, bool) {
 			return n, true
 		}
 	}
-	return string(raw), true
+	return strs.String(raw), true
 }
 
 func num[T int | int64](s *flat) (T, bool) {
@@ -226,45 +230,45 @@ func (f *fastDecoder) field(name []byte, s *flat, op *Op) (bit uint32, ok bool) 
 	case "type":
 		i = 3
 		var t string
-		t, ok = s.text(typeNames)
+		t, ok = s.text(typeNames, &f.strs)
 		op.Type = Type(t)
 	case "f":
 		i = 5
 		var t string
-		t, ok = s.text(fNames)
+		t, ok = s.text(fNames, &f.strs)
 		op.F = F(t)
 	case "stamp":
 		i = 2
-		op.Stamp, ok = s.text(stampNames)
+		op.Stamp, ok = s.text(stampNames, &f.strs)
 	case "key":
 		i = 6
 		op.Key, ok = f.key(s)
 	case "lease":
 		i = 7
-		op.Lease, ok = s.text(nil)
+		op.Lease, ok = s.text(nil, &f.strs)
 	case "owner":
 		i = 8
-		op.Owner, ok = s.text(nil)
+		op.Owner, ok = s.text(nil, &f.strs)
 	case "fault":
 		i = 17
-		op.Fault, ok = s.text(nil)
+		op.Fault, ok = s.text(nil, &f.strs)
 	case "fault_id":
 		i = 18
-		op.FaultID, ok = s.text(nil)
+		op.FaultID, ok = s.text(nil, &f.strs)
 	case "node":
 		i = 19
-		op.Node, ok = s.text(nil)
+		op.Node, ok = s.text(nil, &f.strs)
 	case "target":
 		i = 20
-		op.Target, ok = s.text(nil)
+		op.Target, ok = s.text(nil, &f.strs)
 	case "phase":
 		i = 21
 		var t string
-		t, ok = s.text(nil)
+		t, ok = s.text(nil, &f.strs)
 		op.Phase = Phase(t)
 	case "error":
 		i = 22
-		op.Error, ok = s.text(nil)
+		op.Error, ok = s.text(nil, &f.strs)
 	case "began":
 		i = 25
 		op.Began, ok = s.integer()
@@ -273,7 +277,7 @@ func (f *fastDecoder) field(name []byte, s *flat, op *Op) (bit uint32, ok bool) 
 		op.Ended, ok = s.integer()
 	case "via":
 		i = 24
-		op.Via, ok = s.text(viaNames)
+		op.Via, ok = s.text(viaNames, &f.strs)
 	}
 	if i < 0 {
 		return 0, false
