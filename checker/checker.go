@@ -89,17 +89,54 @@ func newResult(name string) Result {
 
 type entry struct {
 	summary string
+	scope   Scope
 	build   func(Options) Checker
 }
 
 var registry = map[string]entry{}
 
-// Register makes a checker selectable by name; checker files call it from init.
+// Scope is where a checker runs without being named.
+type Scope int
+
+const (
+	// OnRequest: only where a workload or the user names it.
+	OnRequest Scope = iota
+	// EveryWorkload: in every workload's runs, beside the workload's own.
+	EveryWorkload
+	// LockService: it judges the lock service itself, from the lock view
+	// alone: in every workload's runs, and on a history checked with no
+	// checker named (deadbolt check without a scenario.json).
+	LockService
+)
+
+// Register makes a checker selectable by name, run where named;
+// checker files call it from init.
 func Register(name, summary string, build func(Options) Checker) {
+	RegisterScoped(name, summary, OnRequest, build)
+}
+
+// RegisterScoped is Register for a checker that also runs unnamed,
+// where scope says.
+func RegisterScoped(name, summary string, scope Scope, build func(Options) Checker) {
 	if _, dup := registry[name]; dup {
 		panic("checker: duplicate " + name)
 	}
-	registry[name] = entry{summary, build}
+	if _, parted := build(Options{}).(Parted); scope == LockService && !parted {
+		// A history checked with no checker named is streamed (CheckReader).
+		panic("checker: " + name + " judges the lock service but is not Parted: it could not check a history too long to hold")
+	}
+	registry[name] = entry{summary, scope, build}
+}
+
+// Scoped lists the registered checkers of scope, sorted.
+func Scoped(scope Scope) []string {
+	var names []string
+	for _, n := range Names() {
+		if registry[n].scope == scope {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // Names lists the registered checkers, sorted.
@@ -116,8 +153,9 @@ func Lookup(name string) error {
 	return nil
 }
 
-// DefaultCheckers judge the lock service itself; every workload runs them.
-var DefaultCheckers = []string{"double-holds", "fairness", "lease-lock", "liveness", "releases", "replies"}
+// DefaultCheckers judge the lock service itself (scope LockService):
+// every workload runs them, and a history checked with no checker named.
+func DefaultCheckers() []string { return Scoped(LockService) }
 
 // sortAnomalies orders anomalies by time, then kind and key.
 func sortAnomalies(as []Anomaly) {

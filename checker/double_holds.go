@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	Register("double-holds", "two leases whose harness-computed holding windows overlap on one key",
+	RegisterScoped("double-holds", "two leases whose harness-computed holding windows overlap on one key", LockService,
 		func(Options) Checker { return doubleHoldChecker{} })
 }
 

@@ -124,3 +124,18 @@ func TestACheckerFromOutsideRunsOnEveryPath(t *testing.T) {
 	assert.Greater(t, w2-w1, 2, "the keys were cut into windows")
 	assert.Positive(t, k2-k1, "a key lease-lock could not prove in windows was checked whole")
 }
+
+// A checker that would judge the lock service on every history must be
+// able to check one too long to hold: registering one that is not Parted
+// is refused at once.
+func TestALockServiceCheckerMustBeParted(t *testing.T) {
+	require.PanicsWithValue(t, "checker: test-whole-only judges the lock service but is not Parted: it could not check a history too long to hold", func() {
+		checker.RegisterScoped("test-whole-only", "TEST", checker.LockService,
+			func(checker.Options) checker.Checker { return wholeOnly{} })
+	})
+	require.NotContains(t, checker.Names(), "test-whole-only")
+}
+
+type wholeOnly struct{}
+
+func (wholeOnly) Check(*checker.Input) checker.Result { return checker.Result{} }

@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	Register("fairness", "a waiter that stood in a fair lock's queue before another acquire was sent is granted first, unless it left the line (its acquire failed)",
+	RegisterScoped("fairness", "a waiter that stood in a fair lock's queue before another acquire was sent is granted first, unless it left the line (its acquire failed)", LockService,
 		func(Options) Checker { return fairness{} })
 }
 

@@ -318,7 +318,7 @@ func porcupineOps(ls []*lockOp) []porcupine.Operation {
 type leaseID struct{ key, lease string }
 
 func init() {
-	Register("lease-lock", "a porcupine model of a lock whose leases expire: is there a legal order of every lock operation?",
+	RegisterScoped("lease-lock", "a porcupine model of a lock whose leases expire: is there a legal order of every lock operation?", LockService,
 		func(o Options) Checker { return leaseLockChecker{steps: o.modelSteps()} })
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	Register("liveness", "a key that stays taken when no lease can explain it (a holder crashed with no TTL on the key)",
+	RegisterScoped("liveness", "a key that stays taken when no lease can explain it (a holder crashed with no TTL on the key)", LockService,
 		func(o Options) Checker { return liveness{threshold: o.LivenessThreshold} })
 }
 

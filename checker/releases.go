@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	Register("releases", "an ok release by a lease that did not hold the key: one never granted, or one that removed the lock of the lease holding the key",
+	RegisterScoped("releases", "an ok release by a lease that did not hold the key: one never granted, or one that removed the lock of the lease holding the key", LockService,
 		func(Options) Checker { return releases{} })
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	Register("replies", "every yes the lock gave on a held lease, held to what the harness saw: an extend or renewal said ok after the lease had run out on every node, or while another lease held the key; a reacquire said ok while another held it; an unlock said ok after the key was gone, or said not held while its lease surely held the key; a watchdog renewing in a storm",
+	RegisterScoped("replies", "every yes the lock gave on a held lease, held to what the harness saw: an extend or renewal said ok after the lease had run out on every node, or while another lease held the key; a reacquire said ok while another held it; an unlock said ok after the key was gone, or said not held while its lease surely held the key; a watchdog renewing in a storm", LockService,
 		func(Options) Checker { return replies{} })
 }
 

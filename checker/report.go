@@ -82,7 +82,7 @@ func Check(ops []history.Op, opts Options) Report {
 func (o Options) checkers() ([]string, error) {
 	names := o.Checkers
 	if names == nil {
-		names = DefaultCheckers
+		names = DefaultCheckers()
 	}
 	for _, n := range names {
 		if err := Lookup(n); err != nil {

@@ -3,7 +3,6 @@ package checker
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"strings"
 	"testing"
 
@@ -244,9 +243,9 @@ func TestCheckPauseOnCounterIsInvalidByTheResource(t *testing.T) {
 		increment(3, "k", "p3.1", 1, 1, ms(220), ms(230)).release(history.OK, 3, "k", "p3.1", ms(240), ms(241)).
 		write(history.OK, 1, "k", "p1.1", 1, 2, ms(300), ms(301)).
 		final("k", 1, ms(400)).build()
-	r := Check(ops, Options{Checkers: append(slices.Clone(DefaultCheckers), "lost-updates")})
+	r := Check(ops, Options{Checkers: append(DefaultCheckers(), "lost-updates")})
 	assert.Equal(t, Invalid, r.Verdict)
-	for _, name := range DefaultCheckers {
+	for _, name := range DefaultCheckers() {
 		assert.Equal(t, Valid, verdictOf(t, r, name), name)
 	}
 	assert.Equal(t, int64(2), r.Metric("lost_updates"))
@@ -266,7 +265,7 @@ func TestCheckPauseOnFencedIsValid(t *testing.T) {
 		release(history.OK, 2, "k", "p2.1", ms(190), ms(191)).
 		fencedWrite(history.Fail, 1, "k", "p1.1", 1, 1, 0, ms(300), ms(301)).
 		final("k", 1, ms(400)).build()
-	r := Check(ops, Options{Checkers: append(slices.Clone(DefaultCheckers), "lost-updates", "fencing")})
+	r := Check(ops, Options{Checkers: append(DefaultCheckers(), "lost-updates", "fencing")})
 	assert.Equal(t, Valid, r.Verdict, r.Reason)
 	assert.Equal(t, int64(1), r.Metric("stale_writes_rejected"))
 	assert.Equal(t, int64(0), r.Metric("lost_updates"))

@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	Register("uses", "what the lock's answers led to: a yes (a grant, an extend, a reacquire) that came after the lease it gave had run out by the lock's own clock and was used; a write after the lock found the lease gone, when it never told the holder; a refusal that left its own token on a node",
+	RegisterScoped("uses", "what the lock's answers led to: a yes (a grant, an extend, a reacquire) that came after the lease it gave had run out by the lock's own clock and was used; a write after the lock found the lease gone, when it never told the holder; a refusal that left its own token on a node", EveryWorkload,
 		func(Options) Checker { return uses{} })
 }
 

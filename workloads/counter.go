@@ -11,7 +11,7 @@ func init() {
 		Name: "counter",
 		Summary: "under the lock, read a register, work for a random time, write the value + 1; " +
 			"lost updates = acknowledged increments minus the final value",
-		Checkers:  checks("lost-updates"),
+		Checkers:  []string{"lost-updates"},
 		Resource:  true,
 		NeedsKeys: true,
 		FencedAs:  "fenced",

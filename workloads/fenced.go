@@ -11,7 +11,7 @@ func init() {
 		Name: "fenced",
 		Summary: "the counter behind a fencing-aware register: every read and write carries the lease's fencing token, " +
 			"and a token lower than the highest seen is rejected (a lock without tokens runs unfenced, and says so)",
-		Checkers:  checks("lost-updates", "fencing"),
+		Checkers:  []string{"lost-updates", "fencing"},
 		Resource:  true,
 		NeedsKeys: true,
 		New:       newFenced,

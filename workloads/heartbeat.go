@@ -17,7 +17,7 @@ func init() {
 			Name: name,
 			Summary: "hold a key for several TTLs (the hold time), as a heartbeat does: read the key's counter, wait a third of the TTL, " +
 				"ask the lock to go on (the holder " + how + "), and write the value + 1 only on its yes; stop on the first no",
-			Checkers:  checks("lost-updates"),
+			Checkers:  []string{"lost-updates"},
 			Resource:  true,
 			NeedsKeys: true,
 			Calls:     []string{via},

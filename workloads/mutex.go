@@ -6,7 +6,6 @@ func init() {
 	Register(Kind{
 		Name:      "mutex",
 		Summary:   "a plain critical section: lock a random key, hold it for a random time, release; no resource",
-		Checkers:  checks(),
 		NeedsKeys: true,
 		New:       func(c Config) Workload { return &mutex{keys: c.Keys} },
 	})

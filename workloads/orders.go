@@ -18,7 +18,7 @@ func init() {
 		Name: "orders",
 		Summary: "a flash sale: a limited stock, one order per user, each purchase under the user's lock " +
 			"lock:order:<user>; counts duplicate orders and oversold units",
-		Checkers: checks("orders"),
+		Checkers: []string{"orders"},
 		Resource: true,
 		New:      func(Config) Workload { return &orders{} },
 	})

@@ -2,7 +2,6 @@ package workloads_test
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -32,10 +31,33 @@ func init() {
 	workloads.Register(workloads.Kind{
 		Name:      "first-key",
 		Summary:   "every client locks the first key, holds it for a random time and releases: all contention on one key",
-		Checkers:  append(slices.Clone(checker.DefaultCheckers), "fencing"),
+		Checkers:  []string{"fencing"},
 		NeedsKeys: true,
 		New:       func(c workloads.Config) workloads.Workload { return firstKey{key: c.Keys[0]} },
 	})
+}
+
+// A checker registered from outside, after every workload registered, to
+// run in every workload's runs: the workloads find it when asked.
+type neverFlags struct{}
+
+func (neverFlags) Check(*checker.Input) checker.Result {
+	return checker.Result{Verdict: checker.Valid, Applicable: true, Metrics: map[string]int64{}}
+}
+
+func init() {
+	checker.RegisterScoped("test-every-workload", "TEST: judges nothing, in every workload", checker.EveryWorkload,
+		func(checker.Options) checker.Checker { return neverFlags{} })
+}
+
+func TestACheckerRegisteredLaterJudgesEveryWorkload(t *testing.T) {
+	for _, name := range workloads.Names() {
+		k, err := workloads.Get(name)
+		require.NoError(t, err)
+		require.Contains(t, k.Checkers, "test-every-workload", name)
+		require.Equal(t, checker.DefaultCheckers(), k.Checkers[:len(checker.DefaultCheckers())], "%s: the lock service's checkers come first", name)
+	}
+	require.NotContains(t, checker.DefaultCheckers(), "test-every-workload", "a history checked with no checker named runs only the lock service's")
 }
 
 func TestAWorkloadRegisteredOutsideIsFoundWithItsCheckers(t *testing.T) {
@@ -43,7 +65,7 @@ func TestAWorkloadRegisteredOutsideIsFoundWithItsCheckers(t *testing.T) {
 	k, err := workloads.Get("first-key")
 	require.NoError(t, err)
 	require.True(t, k.NeedsKeys)
-	require.Subset(t, k.Checkers, checker.DefaultCheckers)
+	require.Subset(t, k.Checkers, checker.DefaultCheckers())
 	require.Contains(t, k.Checkers, "fencing")
 	require.Contains(t, k.Checkers, "uses", "every workload judges what the lock's answers led to")
 	w := k.New(workloads.Config{Keys: []string{"k7", "k8"}})

@@ -100,7 +100,9 @@ func (c Config) Validate() error {
 type Kind struct {
 	Name    string
 	Summary string
-	// Checkers judge its histories (see checker.Names).
+	// Checkers judge its histories (see checker.Names): given to
+	// Register, the workload's own; as Get returns it, every checker its
+	// runs have (judges).
 	Checkers []string
 	// Resource says it needs the cluster's resource node.
 	Resource bool
@@ -123,11 +125,6 @@ var registry = map[string]Kind{}
 func Register(k Kind) {
 	if err := k.check(); err != nil {
 		panic("workloads: " + k.Name + ": " + err.Error())
-	}
-	if !slices.Contains(k.Checkers, "uses") {
-		// What the lock's answers led to is judged in every workload: a
-		// refusal that left its own token behind needs no resource.
-		k.Checkers = append(slices.Clone(k.Checkers), "uses")
 	}
 	registry[k.Name] = k
 }
@@ -153,12 +150,22 @@ func Get(name string) (Kind, error) {
 	if !ok {
 		return Kind{}, fmt.Errorf("unknown workload %q (known: %s)%s", name, strings.Join(Names(), ", "), suggest.Hint(name, Names()))
 	}
+	k.Checkers = judges(k.Checkers)
 	return k, nil
 }
 
 // Names lists the workloads, sorted.
 func Names() []string { return slices.Sorted(maps.Keys(registry)) }
 
-// checks are the checkers of the lock service itself (every workload runs
-// them), then the workload's own.
-func checks(extra ...string) []string { return append(slices.Clone(checker.DefaultCheckers), extra...) }
+// judges are the checkers of a workload's runs: those of the lock service
+// itself, the workload's own, then those every workload runs (each once;
+// resolved when asked, so that a checker registered later counts).
+func judges(own []string) []string {
+	var all []string
+	for _, c := range slices.Concat(checker.Scoped(checker.LockService), own, checker.Scoped(checker.EveryWorkload)) {
+		if !slices.Contains(all, c) {
+			all = append(all, c)
+		}
+	}
+	return all
+}
