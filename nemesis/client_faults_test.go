@@ -36,8 +36,7 @@ func faultRunShaped(t *testing.T, spec cluster.Spec, w, lock, name string, p nem
 	rec := history.NewRecorder(nil)
 	ttl := 500 * time.Millisecond
 	cfg := workloads.Config{
-		Clients: 3, Keys: []string{"k"}, TTL: ttl, HoldMin: 20 * time.Millisecond, HoldMax: 60 * time.Millisecond,
-		Pause: 5 * time.Millisecond, Seed: 1, Lock: lock, Endpoints: c.Endpoints(), SlotEndpoints: c.EndpointsFor, Driver: clienttest.Command(), Rec: rec,
+		Shape: workloads.Shape{Clients: 3, Keys: []string{"k"}, TTL: workloads.Duration(ttl), HoldMin: workloads.Duration(20 * time.Millisecond), HoldMax: workloads.Duration(60 * time.Millisecond), Pause: workloads.Duration(5 * time.Millisecond)}, Seed: 1, Lock: lock, Endpoints: c.Endpoints(), SlotEndpoints: c.EndpointsFor, Driver: clienttest.Command(), Rec: rec,
 	}
 	if shape != nil {
 		shape(&cfg)

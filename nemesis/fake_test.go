@@ -125,8 +125,7 @@ func TestPlanPausesTheHolderWithoutDocker(t *testing.T) {
 	rec := history.NewRecorder(nil)
 	ttl := 200 * time.Millisecond
 	cfg := workloads.Config{
-		Clients: 2, Keys: []string{"k"}, TTL: ttl, HoldMin: 5 * time.Millisecond, HoldMax: 10 * time.Millisecond,
-		Pause: time.Millisecond, Seed: 1, Lock: "simple", Endpoints: c.Endpoints(), Driver: clienttest.Command(), Rec: rec,
+		Shape: workloads.Shape{Clients: 2, Keys: []string{"k"}, TTL: workloads.Duration(ttl), HoldMin: workloads.Duration(5 * time.Millisecond), HoldMax: workloads.Duration(10 * time.Millisecond), Pause: workloads.Duration(time.Millisecond)}, Seed: 1, Lock: "simple", Endpoints: c.Endpoints(), Driver: clienttest.Command(), Rec: rec,
 	}
 	r, err := workloads.NewRunner("mutex", cfg)
 	require.NoError(t, err)

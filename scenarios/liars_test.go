@@ -16,6 +16,7 @@ import (
 	"github.com/deadbolt-lab/deadbolt/locks"
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
+	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
 // Locks written as a new user might, wrong in ways that tempt a judge to
@@ -87,11 +88,9 @@ func (l *lateLease) Release(ctx context.Context, lease *locks.Lease) error {
 func counterRun(t *testing.T, lock string, ttl, holdMin, holdMax time.Duration) *reports.Results {
 	t.Helper()
 	s := scenarios.Scenario{
-		Name: "liar-" + lock, Expect: scenarios.Unsafe, Lock: lock, Workload: "counter",
-		Cluster: cluster.Spec{Topology: cluster.Independent, Masters: 1}, Nemesis: "none",
-		Clients: 6, Keys: []string{"k"}, TTL: scenarios.Duration(ttl),
-		HoldMin: scenarios.Duration(holdMin), HoldMax: scenarios.Duration(holdMax),
-		Pause: scenarios.Duration(10 * time.Millisecond), Time: scenarios.Duration(5 * time.Second),
+		Shape: workloads.Shape{Clients: 6, Keys: []string{"k"}, TTL: scenarios.Duration(ttl), HoldMin: scenarios.Duration(holdMin), HoldMax: scenarios.Duration(holdMax), Pause: scenarios.Duration(10 * time.Millisecond)},
+		Name:  "liar-" + lock, Expect: scenarios.Unsafe, Lock: lock, Workload: "counter",
+		Cluster: cluster.Spec{Topology: cluster.Independent, Masters: 1}, Nemesis: "none", Time: scenarios.Duration(5 * time.Second),
 	}
 	res, err := s.Run(context.Background(), scenarios.RunOptions{Seed: 1, Store: t.TempDir(), Driver: clienttest.Command()})
 	require.NoError(t, err)

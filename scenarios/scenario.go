@@ -14,6 +14,7 @@ import (
 	"github.com/deadbolt-lab/deadbolt/drivers"
 	"github.com/deadbolt-lab/deadbolt/internal/suggest"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
+	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
 // Expectation says whether a scenario must find a violation.
@@ -67,13 +68,8 @@ type Scenario struct {
 	Nemesis string `json:"nemesis"`
 	// Fault tunes the nemesis: its victim, timing, point.
 	Fault nemesis.Params `json:"fault"`
-	// Workload shape.
-	Clients int      `json:"clients"`
-	Keys    []string `json:"keys,omitempty"`
-	TTL     Duration `json:"ttl"`
-	HoldMin Duration `json:"hold_min"`
-	HoldMax Duration `json:"hold_max"`
-	Pause   Duration `json:"pause"`
+	// The workload's shape: clients, keys, ttl, hold_min, hold_max, pause.
+	workloads.Shape
 	// Time is the fault phase: how long the nemesis has to strike every
 	// step. The workload runs on through the heal and convergence, then
 	// for Settle (default: two TTLs), and for Time at least.
@@ -238,3 +234,7 @@ func CISuite() []string {
 func (e Expectation) Matches(verdict string) bool {
 	return (e == Unsafe && verdict == "invalid") || (e == Safe && verdict == "valid")
 }
+
+// Duration is a length of time in a scenario's spec (workloads.Duration):
+// a Go duration string in JSON.
+type Duration = workloads.Duration

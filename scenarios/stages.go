@@ -159,8 +159,7 @@ func (r *run) record(ctx context.Context) (closeRecord func(), err error) {
 func (r *run) workloadConfig() workloads.Config {
 	s := r.s
 	return workloads.Config{
-		Clients: s.Clients, Keys: s.Keys, TTL: s.TTL.D(),
-		HoldMin: s.HoldMin.D(), HoldMax: s.HoldMax.D(), Pause: s.Pause.D(), Seed: r.o.Seed,
+		Shape: s.Shape, Seed: r.o.Seed,
 		Lock: s.Lock, LockOptions: s.LockOptions, Endpoints: r.cl.Endpoints(), SlotEndpoints: r.cl.EndpointsFor, Driver: r.driver,
 		Mix: r.o.workloadMix(r.own), LogDir: filepath.Join(r.dir, "clients"), Rec: r.rec, Reenter: s.Reenter, Inspect: r.cl.ReadKey,
 	}

@@ -21,9 +21,8 @@ func TestClientsAcquireOnTheFakeCluster(t *testing.T) {
 	c := fakecluster.Start(t, 0)
 	rec := history.NewRecorder(nil)
 	cfg := workloads.Config{
-		Clients: 3, Keys: []string{"a"}, TTL: 2 * time.Second,
-		HoldMin: time.Millisecond, HoldMax: 5 * time.Millisecond, Pause: time.Millisecond,
-		Seed: 1, Lock: "simple", Endpoints: c.Endpoints(), Driver: clienttest.Command(), Rec: rec,
+		Shape: workloads.Shape{Clients: 3, Keys: []string{"a"}, TTL: workloads.Duration(2 * time.Second), HoldMin: workloads.Duration(time.Millisecond), HoldMax: workloads.Duration(5 * time.Millisecond), Pause: workloads.Duration(time.Millisecond)},
+		Seed:  1, Lock: "simple", Endpoints: c.Endpoints(), Driver: clienttest.Command(), Rec: rec,
 	}
 	r, err := workloads.NewRunner("mutex", cfg)
 	require.NoError(t, err)

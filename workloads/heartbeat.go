@@ -22,7 +22,7 @@ func init() {
 			NeedsKeys: true,
 			Calls:     []string{via},
 			New: func(c Config) Workload {
-				return &heartbeat{incrementer: newCounter(c).(*incrementer), via: via, period: c.TTL / 3}
+				return &heartbeat{incrementer: newCounter(c).(*incrementer), via: via, period: c.TTL.D() / 3}
 			},
 		})
 	}

@@ -89,7 +89,7 @@ func (r *Runner) probe(ctx context.Context, key string, slot int) error {
 		}
 		return nil
 	}
-	if err := call(client.Request{Op: client.OpOpen, Lock: lock, TTLMS: r.cfg.TTL.Milliseconds(), Options: &lo, Endpoints: &e}); err != nil {
+	if err := call(client.Request{Op: client.OpOpen, Lock: lock, TTLMS: r.cfg.TTL.D().Milliseconds(), Options: &lo, Endpoints: &e}); err != nil {
 		return err
 	}
 	// A fresh process dials its connections on its first acquire, which a

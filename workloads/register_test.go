@@ -68,7 +68,7 @@ func TestAWorkloadRegisteredOutsideIsFoundWithItsCheckers(t *testing.T) {
 	require.Subset(t, k.Checkers, checker.DefaultCheckers())
 	require.Contains(t, k.Checkers, "fencing")
 	require.Contains(t, k.Checkers, "uses", "every workload judges what the lock's answers led to")
-	w := k.New(workloads.Config{Keys: []string{"k7", "k8"}})
+	w := k.New(workloads.Config{Shape: workloads.Shape{Keys: []string{"k7", "k8"}}})
 	require.Equal(t, firstKey{key: "k7"}, w)
 
 	_, err = workloads.Get("first-kye")
@@ -82,9 +82,8 @@ func TestAWorkloadRegisteredOutsideRuns(t *testing.T) {
 	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
 	rec := history.NewRecorder(nil)
 	cfg := workloads.Config{
-		Clients: 3, Keys: []string{"a", "b"}, TTL: 2 * time.Second,
-		HoldMin: 5 * time.Millisecond, HoldMax: 20 * time.Millisecond, Pause: 5 * time.Millisecond,
-		Seed: 1, Lock: "simple", Endpoints: c.Endpoints(), Driver: clienttest.Command(), Rec: rec,
+		Shape: workloads.Shape{Clients: 3, Keys: []string{"a", "b"}, TTL: workloads.Duration(2 * time.Second), HoldMin: workloads.Duration(5 * time.Millisecond), HoldMax: workloads.Duration(20 * time.Millisecond), Pause: workloads.Duration(5 * time.Millisecond)},
+		Seed:  1, Lock: "simple", Endpoints: c.Endpoints(), Driver: clienttest.Command(), Rec: rec,
 	}
 	r, err := workloads.NewRunner("first-key", cfg)
 	require.NoError(t, err)

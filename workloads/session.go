@@ -81,10 +81,12 @@ func (s *Session) Hold(d time.Duration, l *Lease) {
 }
 
 // Work is a random work time within the configured hold bounds.
-func (s *Session) Work() time.Duration { return between(s.rng, s.r.cfg.HoldMin, s.r.cfg.HoldMax) }
+func (s *Session) Work() time.Duration {
+	return between(s.rng, s.r.cfg.HoldMin.D(), s.r.cfg.HoldMax.D())
+}
 
 // TTL is the lease time the clients ask for.
-func (s *Session) TTL() time.Duration { return s.r.cfg.TTL }
+func (s *Session) TTL() time.Duration { return s.r.cfg.TTL.D() }
 
 // Now is the current time on the history's clock.
 func (s *Session) Now() int64 { return s.r.cfg.Rec.Now() }
@@ -108,7 +110,7 @@ func (s *Session) run() error {
 				return err
 			}
 		}
-		sleep(between(s.rng, 0, s.r.cfg.Pause), s.stop, nil, s.ctx.Done())
+		sleep(between(s.rng, 0, s.r.cfg.Pause.D()), s.stop, nil, s.ctx.Done())
 	}
 	return nil
 }
@@ -142,7 +144,7 @@ func (s *Session) restart() error {
 		}
 	}
 	lo := s.r.cfg.LockOptions
-	rep, err := p.Call(s.ctx, client.Request{Op: client.OpOpen, Lock: lock, TTLMS: s.r.cfg.TTL.Milliseconds(), Options: &lo, Endpoints: &e}, s.r.cfg.replyTimeout())
+	rep, err := p.Call(s.ctx, client.Request{Op: client.OpOpen, Lock: lock, TTLMS: s.r.cfg.TTL.D().Milliseconds(), Options: &lo, Endpoints: &e}, s.r.cfg.replyTimeout())
 	if err == nil && rep.Outcome != client.OutcomeOK {
 		err = errors.New(rep.Error)
 	}

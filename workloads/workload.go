@@ -37,15 +37,8 @@ type Workload interface {
 
 // Config is a run's shape and wiring, the same for every workload.
 type Config struct {
-	// Clients is how many clients run at once.
-	Clients int
-	// Keys are the lock keys (workloads that lock per user make their own).
-	Keys []string
-	TTL  time.Duration
-	// HoldMin and HoldMax bound the work done under the lock; Pause is the
-	// longest wait between a client's attempts.
-	HoldMin, HoldMax, Pause time.Duration
-	Seed                    uint64
+	Shape
+	Seed uint64
 
 	// Lock and LockOptions are what every client opens.
 	Lock        string
@@ -80,7 +73,7 @@ func (c Config) replyTimeout() time.Duration {
 	if c.ReplyTimeout > 0 {
 		return c.ReplyTimeout
 	}
-	return max(5*time.Second, 2*c.TTL)
+	return max(5*time.Second, 2*c.TTL.D())
 }
 
 // Validate checks the shape before anything starts.

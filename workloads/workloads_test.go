@@ -25,9 +25,8 @@ func TestMain(m *testing.M) { clienttest.Main(m) }
 
 func config(c *cluster.Cluster, lock string, rec *history.Recorder) workloads.Config {
 	return workloads.Config{
-		Clients: 4, Keys: []string{"a", "b"}, TTL: 2 * time.Second,
-		HoldMin: 5 * time.Millisecond, HoldMax: 30 * time.Millisecond, Pause: 5 * time.Millisecond,
-		Seed: 1, Lock: lock, Endpoints: c.Endpoints(), Driver: clienttest.Command(), Rec: rec,
+		Shape: workloads.Shape{Clients: 4, Keys: []string{"a", "b"}, TTL: workloads.Duration(2 * time.Second), HoldMin: workloads.Duration(5 * time.Millisecond), HoldMax: workloads.Duration(30 * time.Millisecond), Pause: workloads.Duration(5 * time.Millisecond)},
+		Seed:  1, Lock: lock, Endpoints: c.Endpoints(), Driver: clienttest.Command(), Rec: rec,
 	}
 }
 
@@ -211,13 +210,13 @@ func TestBadConfigurationsAreRejected(t *testing.T) {
 	rec := history.NewRecorder(nil)
 	_, err := workloads.NewRunner("nope", workloads.Config{})
 	require.ErrorContains(t, err, `unknown workload "nope"`)
-	_, err = workloads.NewRunner("mutex", workloads.Config{Clients: 0, TTL: time.Second, Rec: rec})
+	_, err = workloads.NewRunner("mutex", workloads.Config{Shape: workloads.Shape{Clients: 0, TTL: workloads.Duration(time.Second)}, Rec: rec})
 	require.ErrorContains(t, err, "at least one client")
-	_, err = workloads.NewRunner("mutex", workloads.Config{Clients: 1, TTL: time.Second, Rec: rec})
+	_, err = workloads.NewRunner("mutex", workloads.Config{Shape: workloads.Shape{Clients: 1, TTL: workloads.Duration(time.Second)}, Rec: rec})
 	require.ErrorContains(t, err, "needs lock keys")
-	_, err = workloads.NewRunner("counter", workloads.Config{Clients: 1, Keys: []string{"k"}, Rec: rec})
+	_, err = workloads.NewRunner("counter", workloads.Config{Shape: workloads.Shape{Clients: 1, Keys: []string{"k"}}, Rec: rec})
 	require.ErrorContains(t, err, "TTL")
-	_, err = workloads.NewRunner("orders", workloads.Config{Clients: 1, TTL: time.Second, HoldMin: 2, HoldMax: 1, Rec: rec})
+	_, err = workloads.NewRunner("orders", workloads.Config{Shape: workloads.Shape{Clients: 1, TTL: workloads.Duration(time.Second), HoldMin: workloads.Duration(2), HoldMax: workloads.Duration(1)}, Rec: rec})
 	require.ErrorContains(t, err, "hold times")
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
+	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
 // A suite run as two shards and merged gives the same index and the same
@@ -30,8 +31,10 @@ func TestTwoShardsMergedAreTheUnshardedRun(t *testing.T) {
 	}
 	var suite []scenarios.Scenario
 	for i, name := range []string{"a-long", "b-fails", "c-unjudged", "d-short", "e-crashed", "f-mid"} {
-		suite = append(suite, scenarios.Scenario{Name: name, Time: scenarios.Duration(time.Duration(60-9*i) * time.Second), TTL: scenarios.Duration(time.Second),
-			Cluster: cluster.Spec{Topology: cluster.Independent}})
+		suite = append(suite, scenarios.Scenario{
+			Shape: workloads.Shape{TTL: scenarios.Duration(time.Second)}, Name: name, Time: scenarios.Duration(time.Duration(60-9*i) * time.Second),
+			Cluster: cluster.Spec{Topology: cluster.Independent},
+		})
 	}
 	// runSuite writes what `deadbolt scenario --junit store/junit.xml`
 	// leaves; each fake run has its own time, whichever store it is in.

@@ -1,4 +1,4 @@
-package scenarios
+package workloads
 
 import (
 	"encoding/json"
@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// Duration is a length of time in a scenario's spec, written in JSON as a
-// Go duration string ("1.5s") so that files and scenario.json read as
-// people write them.
+// Duration is a length of time in a spec (Shape, a scenario's), written
+// in JSON as a Go duration string ("1.5s") so that files and
+// scenario.json read as people write them.
 type Duration time.Duration
 
 // D is the duration as the time package takes it.
@@ -23,7 +23,7 @@ func (d Duration) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads a Go duration string. A number is refused: it would
 // not say its unit (the old *_ms fields, which did, are read by
-// upgradeLegacy).
+// scenarios' upgradeLegacy).
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
