@@ -2,7 +2,6 @@ package history
 
 import (
 	"bytes"
-	"encoding/binary"
 	"math"
 
 	"github.com/deadbolt-lab/deadbolt/internal/strarena"
@@ -30,9 +29,6 @@ type fastDecoder struct {
 // first either way.
 func (f *fastDecoder) decode(line []byte, op *Op) bool {
 	*op = Op{}
-	if !plain(line) {
-		return false
-	}
 	s := flat{b: line}
 	if !s.next('{') {
 		return false
@@ -61,8 +57,8 @@ func (f *fastDecoder) decode(line []byte, op *Op) bool {
 	return s.i == len(s.b)
 }
 
-// flat reads the tokens of one line: plain (no escapes, no byte outside
-// printable ASCII, so the only whitespace is the space).
+// flat reads the tokens of one line, taking only plain text (no escapes,
+// no byte outside printable ASCII, so the only whitespace is the space).
 type flat struct {
 	b []byte
 	i int
@@ -92,12 +88,17 @@ func (s *flat) str() ([]byte, bool) {
 	if !s.next('"') {
 		return nil, false
 	}
-	// The strings are short: a loop beats IndexByte's call.
+	// The strings are short: a loop beats IndexByte's call. Only plain
+	// text is taken (see plain): outside strings, the grammar takes no
+	// other byte either.
 	for end := s.i; end < len(s.b); end++ {
-		if s.b[end] == '"' {
+		switch c := s.b[end]; {
+		case c == '"':
 			v := s.b[s.i:end]
 			s.i = end + 1
 			return v, true
+		case c < 0x20 || c > 0x7e || c == '\\':
+			return nil, false
 		}
 	}
 	return nil, false
@@ -308,27 +309,3 @@ var (
 	stampNames = []string{StampClient}
 	viaNames   = []string{ViaExtend, ViaReacquire}
 )
-
-// plain reports whether line is printable ASCII without a backslash,
-// eight bytes at a time (every line read is tested).
-func plain(line []byte) bool {
-	for len(line) >= 8 {
-		w := binary.LittleEndian.Uint64(line)
-		if (w|below(w, 0x20)|below(w^0x7f*ones, 1)|below(w^'\\'*ones, 1))&highs != 0 {
-			return false
-		}
-		line = line[8:]
-	}
-	for _, c := range line {
-		if c < 0x20 || c > 0x7e || c == '\\' {
-			return false
-		}
-	}
-	return true
-}
-
-const ones, highs = 0x0101010101010101, 0x8080808080808080
-
-// below has a byte's high bit set when some byte of w is below n
-// (n <= 0x80; exact about whether any is, not which).
-func below(w uint64, n uint64) uint64 { return (w - n*ones) &^ w & highs }

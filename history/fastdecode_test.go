@@ -2,6 +2,7 @@ package history
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math/rand/v2"
 	"testing"
@@ -19,6 +20,9 @@ func sameAsUnmarshal(t testing.TB, line []byte) (fast bool) {
 	var got Op
 	if !f.decode(line, &got) {
 		return false
+	}
+	if !plain(line) {
+		t.Fatalf("the fast decoder took %q, which is not plain text", line)
 	}
 	var want Op
 	err := jsonv2.Unmarshal(line, &want, decodeOptions)
@@ -169,3 +173,27 @@ func BenchmarkFastDecoder(b *testing.B) {
 		f.decode(lines[i%len(lines)], &op)
 	}
 }
+
+// plain reports whether line is printable ASCII without a backslash,
+// eight bytes at a time: the only text the fast decoder may take.
+func plain(line []byte) bool {
+	for len(line) >= 8 {
+		w := binary.LittleEndian.Uint64(line)
+		if (w|below(w, 0x20)|below(w^0x7f*ones, 1)|below(w^'\\'*ones, 1))&highs != 0 {
+			return false
+		}
+		line = line[8:]
+	}
+	for _, c := range line {
+		if c < 0x20 || c > 0x7e || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+const ones, highs = 0x0101010101010101, 0x8080808080808080
+
+// below has a byte's high bit set when some byte of w is below n
+// (n <= 0x80; exact about whether any is, not which).
+func below(w uint64, n uint64) uint64 { return (w - n*ones) &^ w & highs }

@@ -233,7 +233,7 @@ func (f F) IsNemesis() bool {
 func (f F) IsObserved() bool { return f == Failover || f == Tilt }
 
 // Validate checks the fields a checker relies on.
-func (o Op) Validate() error {
+func (o *Op) Validate() error {
 	if !o.Type.valid() {
 		return fmt.Errorf("unknown type %q", o.Type)
 	}
