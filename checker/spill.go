@@ -88,7 +88,7 @@ func (s *spill) put(l *lockOp) {
 	id := s.id(l.key)
 	s.count[id]++
 	s.open[id]--
-	flags := b2byte(l.refused) | viaFlags[l.via]
+	flags := b2byte(l.refused) | viaFlags(l.via)
 	if s.open[id] == 0 && l.completed() {
 		flags |= cutFlag
 	}
@@ -133,14 +133,27 @@ func (s *spill) put(l *lockOp) {
 // renewal's call.
 const cutFlag = 2
 
-var viaFlags = map[string]byte{history.ViaExtend: 4, history.ViaReacquire: 8}
+const extendFlag, reacquireFlag = 4, 8
 
-// viaOf reads a renewal's call back from its flags.
+// viaFlags are the flags of a renewal's call.
+func viaFlags(via string) byte {
+	switch via {
+	case history.ViaExtend:
+		return extendFlag
+	case history.ViaReacquire:
+		return reacquireFlag
+	}
+	return 0
+}
+
+// viaOf reads a renewal's call back from its flags (a switch, not a map:
+// every record read back asks).
 func viaOf(flags byte) string {
-	for via, bit := range viaFlags {
-		if flags&bit != 0 {
-			return via
-		}
+	switch {
+	case flags&extendFlag != 0:
+		return history.ViaExtend
+	case flags&reacquireFlag != 0:
+		return history.ViaReacquire
 	}
 	return ""
 }
