@@ -75,6 +75,21 @@ func attachTarget(ctx context.Context, target endpoints.Endpoints, linkFaults bo
 // use: bad input, found before any client starts.
 var ErrKeysTaken = errors.New("--target: the lock keys are taken")
 
+// SuiteKeysFree checks, before the first of suite runs against target,
+// that none of its lock keys exists there: the suite is refused as bad
+// input (ErrKeysTaken) rather than each of its runs failing in turn.
+func SuiteKeysFree(ctx context.Context, target endpoints.Endpoints, suite []Scenario) error {
+	var keys []string
+	for _, s := range suite {
+		for _, k := range s.Keys {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keysFree(ctx, target, keys)
+}
+
 // keysFree checks that none of keys exists on the target's master groups.
 func keysFree(ctx context.Context, target endpoints.Endpoints, keys []string) error {
 	if len(keys) == 0 {

@@ -464,6 +464,11 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		suite = scenarios.Shard(suite, shard.i, shard.n)
 		fmt.Fprintf(stderr, "shard %d/%d: %d of the suite's %s\n", shard.i, shard.n, len(suite), checker.Plural(all, "scenario"))
 	}
+	if o.Target != nil {
+		if err := scenarios.SuiteKeysFree(ctx, *o.Target, suite); err != nil {
+			return err
+		}
+	}
 	if err := f.checkServer(ctx); err != nil {
 		return err
 	}

@@ -87,6 +87,11 @@ func TestTargetRunsAgainstSomeoneElsesDeployment(t *testing.T) {
 	code, out = deadboltNoDocker("run", "pause-simple", "--target", file, "--seed", "1", "--store", store)
 	require.Equal(t, exitBadInput, code, out)
 	require.Contains(t, out, "already exist on master group 1")
+	// And a suite of runs with it: refused as a whole before its first run.
+	code, out = deadboltNoDocker("scenario", "delay-bsm", "pause-simple", "--target", file, "--seed", "1", "--store", store)
+	require.Equal(t, exitBadInput, code, out)
+	require.Contains(t, out, "already exist on master group 1")
+	require.NotContains(t, out, "delay-bsm: ", "no run started")
 	require.NoError(t, clients[0].Del(t.Context(), sc.Keys[0]).Err())
 	clients[0].Close()
 
