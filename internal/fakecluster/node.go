@@ -17,6 +17,7 @@ import (
 // reached by real clients, that faults kill, pause and isolate.
 type Node struct {
 	name string
+	role cluster.Role
 	c    *Cluster
 
 	mu       sync.Mutex
@@ -32,8 +33,8 @@ type Node struct {
 	stop      chan struct{}
 }
 
-func newNode(c *Cluster, name string) (*Node, error) {
-	n := &Node{name: name, c: c}
+func newNode(c *Cluster, name string, role cluster.Role) (*Node, error) {
+	n := &Node{name: name, role: role, c: c}
 	if err := n.serve(""); err != nil {
 		return nil, err
 	}
@@ -82,7 +83,10 @@ func (n *Node) expire(srv *miniredis.Miniredis, stop <-chan struct{}) {
 }
 
 func (n *Node) Name() string       { return n.name }
-func (n *Node) Role() cluster.Role { return cluster.RoleRedis }
+func (n *Node) Role() cluster.Role { return n.role }
+
+// logical is the node's address as clients and the Sentinel name it.
+func (n *Node) logical() string { return n.name + ":" + redisPort }
 
 // Addr is where clients reach the node; it stays the same across a kill.
 func (n *Node) Addr() string {
@@ -208,6 +212,9 @@ func (n *Node) Reconnect(ctx context.Context) error {
 // forward does anything: it runs its keys' TTLs down by the jump; moving
 // back, a key already expired stays expired, as it would on Redis.
 func (n *Node) SetClock(ctx context.Context, offset time.Duration) error {
+	if !n.c.opts.ClockFaults {
+		return fmt.Errorf("%s: the cluster was started without clock faults (Options.ClockFaults)", n.name)
+	}
 	n.mu.Lock()
 	by := offset - n.clock
 	n.clock = offset
