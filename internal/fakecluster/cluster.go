@@ -287,7 +287,6 @@ func (c *Cluster) redisNode(name string) (*Node, error) {
 // Nodes are the Redis nodes, master first at the start.
 func (c *Cluster) Nodes() []*Node { return c.nodes }
 
-
 func (c *Cluster) GroupName() string { return cluster.MasterName }
 
 // Spec is what the fake stands for, of its size.
