@@ -315,7 +315,7 @@ func (c *Cluster) WaitHealthy(ctx context.Context, timeout time.Duration) error 
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%w: %w", err, ctx.Err())
+			return fmt.Errorf("not healthy after %v: %w", timeout, err)
 		case <-t.C:
 		}
 	}
