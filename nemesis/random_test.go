@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
 )
 
 // The seed fixes the sequence of faults, targets, lengths and sizes.
