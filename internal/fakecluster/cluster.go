@@ -36,6 +36,10 @@ type Options struct {
 	// ClockFaults lets SetClock move a node's clock; without it SetClock
 	// fails, as on containers started without clockshift.
 	ClockFaults bool
+	// DownAfter is how long the master must stay unreachable before a
+	// replica is promoted, as Sentinel's down-after-milliseconds: meanwhile
+	// an isolated master still grants locks. Zero promotes at once.
+	DownAfter time.Duration
 }
 
 // Cluster is a master and its replicas, with a Sentinel-like failover:
@@ -50,6 +54,7 @@ type Cluster struct {
 	sentinel *sentinel
 
 	mu     sync.Mutex
+	closed bool
 	nodes  []*Node
 	master *Node
 	// Failovers lists each promotion, "old -> new".
@@ -127,6 +132,9 @@ func (c *Cluster) failsOver() bool { return c.opts.Topology == cluster.Sentinel 
 
 // Close stops every node.
 func (c *Cluster) Close() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
 	if c.sentinel != nil {
 		c.sentinel.close()
 	}
@@ -200,13 +208,24 @@ func (c *Cluster) Failovers() []string {
 	return append([]string(nil), c.failovers...)
 }
 
-// unreachable fails the master over when it is n.
+// unreachable fails the master over when it is n and stays unreachable
+// for Options.DownAfter.
 func (c *Cluster) unreachable(n *Node) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.failsOver() && c.master == n {
-		_ = c.failoverLocked() // none reachable: the master stays, as with no Sentinel majority
+	if !c.failsOver() {
+		return
 	}
+	judge := func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if !c.closed && c.master == n && !n.reachable() {
+			_ = c.failoverLocked() // none reachable: the master stays, as with no Sentinel majority
+		}
+	}
+	if c.opts.DownAfter == 0 {
+		judge()
+		return
+	}
+	time.AfterFunc(c.opts.DownAfter, judge)
 }
 
 // rejoined makes a node that is back a replica of the master again:
@@ -292,7 +311,7 @@ func (c *Cluster) GroupName() string { return cluster.MasterName }
 // Spec is what the fake stands for, of its size.
 func (c *Cluster) Spec() cluster.Spec {
 	o := c.opts
-	s := cluster.Spec{Topology: o.Topology, Masters: len(c.nodes), Resource: o.Resource, LinkFaults: o.LinkFaults, ClockFaults: o.ClockFaults, Quorum: 1, DownAfter: 100 * time.Millisecond}
+	s := cluster.Spec{Topology: o.Topology, Masters: len(c.nodes), Resource: o.Resource, LinkFaults: o.LinkFaults, ClockFaults: o.ClockFaults, Quorum: 1, DownAfter: max(o.DownAfter, 100*time.Millisecond)}
 	// The fake fails over at once: a short down-after keeps a wait for a
 	// failover that never comes (FailoverWithin) short.
 	if c.failsOver() {
