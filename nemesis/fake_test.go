@@ -159,3 +159,28 @@ func TestPlanPausesTheHolderWithoutDocker(t *testing.T) {
 	}
 	require.True(t, other, "another client was granted k while the holder slept")
 }
+
+// A graceful failover asked of the fake's Sentinel replicates before it
+// promotes: the new master has the grant the old one made, the legal
+// look-alike of the lock loss above.
+func TestPlanSentinelFailoverKeepsTheGrantWithoutDocker(t *testing.T) {
+	ctx := context.Background()
+	c, env, rec := fakeEnv(t, 2)
+	old, err := c.Master(ctx)
+	require.NoError(t, err)
+	rdb := old.Client()
+	defer rdb.Close()
+	require.True(t, rdb.SetNX(ctx, "lock", "first", time.Minute).Val())
+
+	n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{{Fault: "sentinel-failover", Target: "sentinel", For: 50 * time.Millisecond}}})
+	require.NoError(t, err)
+	require.NoError(t, n.Run(ctx, env))
+	require.Equal(t, 1, count(rec.Ops(), history.FaultStart, history.OK))
+	require.Equal(t, []string{"redis-1 -> redis-2"}, c.Failovers())
+	now, err := c.Master(ctx)
+	require.NoError(t, err)
+	nc := now.Client()
+	defer nc.Close()
+	require.False(t, nc.SetNX(ctx, "lock", "second", time.Minute).Val(), "the promoted replica had the grant")
+	require.Equal(t, "first", nc.Get(ctx, "lock").Val())
+}

@@ -272,8 +272,7 @@ func (c *Cluster) Masters(ctx context.Context) ([]nemesis.Node, error) {
 	return []nemesis.Node{m}, nil
 }
 
-// ByRole lists the Redis nodes or the resource node; the fake's Sentinel
-// is no node a fault strikes.
+// ByRole lists the nodes of a role: the Redis nodes, the resource node, the Sentinel.
 func (c *Cluster) ByRole(r cluster.Role) []nemesis.Node {
 	var out []nemesis.Node
 	switch {
@@ -283,6 +282,8 @@ func (c *Cluster) ByRole(r cluster.Role) []nemesis.Node {
 		}
 	case r == cluster.RoleResource && c.resource != nil:
 		out = append(out, c.resource)
+	case r == cluster.RoleSentinel && c.sentinel != nil:
+		out = append(out, sentinelNode{c.sentinel})
 	}
 	return out
 }
@@ -290,6 +291,9 @@ func (c *Cluster) ByRole(r cluster.Role) []nemesis.Node {
 func (c *Cluster) Node(name string) (nemesis.Node, error) {
 	if c.resource != nil && name == c.resource.name {
 		return c.resource, nil
+	}
+	if s := (sentinelNode{c.sentinel}); c.sentinel != nil && name == s.Name() {
+		return s, nil
 	}
 	return c.redisNode(name)
 }

@@ -21,6 +21,7 @@ const sentinelName = "sentinel-1:26379"
 // RESP protocol and its pub/sub, with the SENTINEL command added.
 type sentinel struct {
 	srv *miniredis.Miniredis
+	c   *Cluster
 
 	// mu guards master and replicas, a copy of the cluster's roles: the
 	// SENTINEL command reads them without the cluster's lock, which a
@@ -31,7 +32,7 @@ type sentinel struct {
 }
 
 func startSentinel(c *Cluster) (*sentinel, error) {
-	s := &sentinel{srv: miniredis.NewMiniRedis(), master: c.master.name}
+	s := &sentinel{srv: miniredis.NewMiniRedis(), c: c, master: c.master.name}
 	for _, n := range c.nodes[1:] {
 		s.replicas = append(s.replicas, n.name)
 	}
@@ -69,7 +70,7 @@ func (s *sentinel) switched(old, now *Node) {
 const redisPort = "6379"
 
 // command is SENTINEL get-master-addr-by-name, replicas (or slaves),
-// sentinels and master, for the one group the fake has.
+// sentinels, master and failover, for the one group the fake has.
 func (s *sentinel) command(p *server.Peer, cmd string, args []string) {
 	if len(args) != 2 {
 		p.WriteError(fmt.Sprintf("ERR the fake Sentinel answers SENTINEL <sub> %s only", cluster.MasterName))
@@ -77,6 +78,14 @@ func (s *sentinel) command(p *server.Peer, cmd string, args []string) {
 	}
 	if args[1] != cluster.MasterName {
 		p.WriteNull()
+		return
+	}
+	if strings.EqualFold(args[0], "failover") {
+		if err := s.c.GracefulFailover(); err != nil {
+			p.WriteError("ERR " + err.Error())
+			return
+		}
+		p.WriteOK()
 		return
 	}
 	s.mu.Lock()
