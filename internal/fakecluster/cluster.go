@@ -104,12 +104,16 @@ func New(o Options) (*Cluster, error) {
 		c.nodes = append(c.nodes, n)
 	}
 	c.master = c.nodes[0]
+	for _, n := range c.nodes {
+		n.setMaster(n == c.master || !c.failsOver())
+	}
 	if o.Resource {
 		n, err := newNode(c, cluster.ResourceName, cluster.RoleResource)
 		if err != nil {
 			c.Close()
 			return nil, err
 		}
+		n.setMaster(true)
 		c.resource = n
 	}
 	if o.LinkFaults {
@@ -192,6 +196,7 @@ func (c *Cluster) failoverLocked() error {
 			old := c.master
 			c.failovers = append(c.failovers, old.name+" -> "+n.name)
 			c.master = n
+			n.setMaster(true)
 			if c.sentinel != nil {
 				c.sentinel.switched(old, n)
 			}
@@ -233,6 +238,9 @@ func (c *Cluster) unreachable(n *Node) {
 func (c *Cluster) rejoined(n *Node) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.failsOver() && n != c.master {
+		n.setMaster(false) // told of the new master, it turns replica
+	}
 	if c.failsOver() && n != c.master && n.reachable() && c.master.reachable() {
 		if src, dst := c.master.server(), n.server(); src != nil && dst != nil {
 			_ = copyData(src, dst) // the next Sync tries again

@@ -27,6 +27,7 @@ type Node struct {
 	paused   bool // paused: it answers nothing
 	frozen   bool // its server's lock is held, which keeps it paused
 	isolated bool // cut off from its peers, not from clients
+	master   bool // it takes writes: it believes it is a master
 	clock    time.Duration
 	// forwarded is when its keys' TTLs were last moved on with the clock.
 	forwarded time.Time
@@ -50,6 +51,7 @@ func (n *Node) serve(addr string) error {
 	if err := srv.StartAddr(addr); err != nil {
 		return fmt.Errorf("%s: %w", n.name, err)
 	}
+	srv.Server().SetPreHook(n.refuseWrites)
 	n.srv, n.addr, n.down, n.forwarded = srv, srv.Addr(), false, time.Now()
 	n.stop = make(chan struct{})
 	go n.expire(srv, n.stop)
@@ -237,6 +239,13 @@ func (n *Node) Client() *redis.Client {
 // PatientClient is a new connection that waits longer for a reply.
 func (n *Node) PatientClient() *redis.Client {
 	return redis.NewClient(&redis.Options{Addr: n.Addr(), MaxRetries: -1, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second})
+}
+
+// setMaster makes the node take writes, or refuse them as a replica.
+func (n *Node) setMaster(m bool) {
+	n.mu.Lock()
+	n.master = m
+	n.mu.Unlock()
 }
 
 // reachable reports whether its peers reach the node.
