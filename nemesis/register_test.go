@@ -146,12 +146,17 @@ func TestAFaultRegisteredOutsideStrikesAndHeals(t *testing.T) {
 		"struck, healed, and the node healthy after")
 	// Set back by the heal: a jump to one minute from true time moves the
 	// clock again, and a key's two minutes to live become one.
+	ctx := context.Background()
+	master, err := c.Master(ctx)
+	require.NoError(t, err)
+	mc := master.Client()
+	defer mc.Close()
+	require.NoError(t, mc.Set(ctx, "after-heal", 1, 2*time.Minute).Err())
+	require.NoError(t, c.Sync())
 	replica, err := c.Node("redis-2")
 	require.NoError(t, err)
 	rdb := replica.Client()
 	defer rdb.Close()
-	ctx := context.Background()
-	require.NoError(t, rdb.Set(ctx, "after-heal", 1, 2*time.Minute).Err())
 	require.NoError(t, replica.SetClock(ctx, time.Minute))
 	require.LessOrEqual(t, rdb.TTL(ctx, "after-heal").Val(), time.Minute+time.Second)
 }

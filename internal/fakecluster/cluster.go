@@ -5,7 +5,12 @@
 // scripts) run on. Nodes can be killed, paused, isolated and failed over.
 // Replication is asynchronous: a replica has the master's writes only as
 // of the last Sync, so a failover can promote a replica that lacks a
-// granted lock, the classic lock loss.
+// granted lock, the classic lock loss. Replicas refuse writes. A
+// Sentinel-like endpoint names the master and announces +switch-master,
+// so clients that discover the master through Sentinel follow a failover;
+// with Options.LinkFaults each client slot reaches each node through its
+// own toxiproxy proxy. A fault the fake cannot stage (CLIENT KILL, a
+// Redis Cluster's slots, breaking its Sentinel) fails with an error.
 package fakecluster
 
 import (
