@@ -16,14 +16,15 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/client/clienttest"
 	"github.com/deadbolt-lab/deadbolt/cluster"
-	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
 func TestMain(m *testing.M) { clienttest.Main(m) }
 
-func config(c *cluster.Cluster, lock string, rec *history.Recorder) workloads.Config {
+// config is a workload on the fake cluster c.
+func config(c *fakecluster.Cluster, lock string, rec *history.Recorder) workloads.Config {
 	return workloads.Config{
 		Clients: 4, Keys: []string{"a", "b"}, TTL: 2 * time.Second,
 		HoldMin: 5 * time.Millisecond, HoldMax: 30 * time.Millisecond, Pause: 5 * time.Millisecond,
@@ -108,7 +109,7 @@ func finalRead(t *testing.T, ops []history.Op, key string) int64 {
 // ends at the number of acknowledged writes, and no write replaced anything
 // but the value it read.
 func TestIncrementsAllLandUnderACorrectLock(t *testing.T) {
-	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1, Resource: true})
+	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1, Resource: true})
 	for _, tc := range []struct{ workload, lock string }{{"counter", "simple"}, {"fenced", "fenced"}} {
 		t.Run(tc.workload, func(t *testing.T) {
 			ops := run(t, tc.workload, config(c, tc.lock, nil), 2*time.Second, nil)
@@ -132,7 +133,7 @@ func TestIncrementsAllLandUnderACorrectLock(t *testing.T) {
 }
 
 func TestOrdersSellOncePerUserUnderACorrectLock(t *testing.T) {
-	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1, Resource: true})
+	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1, Resource: true})
 	ops := run(t, "orders", config(c, "simple", nil), 3*time.Second, nil)
 	sold := count(ops, history.Order, history.OK, nil)
 	require.Positive(t, sold)
@@ -151,7 +152,7 @@ func TestOrdersSellOncePerUserUnderACorrectLock(t *testing.T) {
 
 // Each client is one OS process of its own while the run goes.
 func TestOneProcessPerClient(t *testing.T) {
-	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
+	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1})
 	cfg := config(c, "reentrant", nil)
 	run(t, "mutex", cfg, 500*time.Millisecond, func(r *workloads.Runner) {
 		require.Eventually(t, func() bool {
@@ -177,7 +178,7 @@ func TestOneProcessPerClient(t *testing.T) {
 // A client that stops answering without the harness having paused it is
 // hung: its operation ends info and a new process with a new id goes on.
 func TestHungClientIsReplaced(t *testing.T) {
-	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
+	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1})
 	cfg := config(c, "simple", nil)
 	cfg.Clients, cfg.ReplyTimeout = 1, 300*time.Millisecond
 	var hung int
@@ -238,7 +239,7 @@ func TestEveryWorkloadNamesItsCheckers(t *testing.T) {
 // client 0's link to the master cut, client 0 never gets the lock while the
 // others keep taking it.
 func TestEachClientDialsThroughItsOwnLinks(t *testing.T) {
-	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1, LinkFaults: true})
+	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1, LinkFaults: true})
 	l, err := c.Link(0, "redis-1")
 	require.NoError(t, err)
 	require.NoError(t, l.Cut())
