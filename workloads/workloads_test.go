@@ -32,9 +32,9 @@ func config(c *fakecluster.Cluster, lock string, rec *history.Recorder) workload
 	}
 }
 
-// run drives a workload for d and returns its history, written to JSON and
-// read back as a checker would.
-func run(t *testing.T, name string, cfg workloads.Config, d time.Duration, during func(*workloads.Runner)) []history.Op {
+// run drives a workload until its history so far satisfies enough, and
+// returns the history, written to JSON and read back as a checker would.
+func run(t *testing.T, name string, cfg workloads.Config, enough func([]history.Op) bool, during func(*workloads.Runner)) []history.Op {
 	t.Helper()
 	var buf bytes.Buffer
 	cfg.Rec = history.NewRecorder(&buf)
@@ -46,7 +46,7 @@ func run(t *testing.T, name string, cfg workloads.Config, d time.Duration, durin
 	if during != nil {
 		during(r)
 	}
-	time.Sleep(d)
+	require.Eventually(t, func() bool { return enough(cfg.Rec.Ops()) }, time.Minute, 10*time.Millisecond, "the run gathered what the test judges")
 	close(stop)
 	require.NoError(t, <-done)
 	require.Empty(t, children(t), "no client process outlives its run")
@@ -84,6 +84,11 @@ func children(t *testing.T) []int {
 	return out
 }
 
+// grants is a condition: at least n ok acquires by clients that match p.
+func grants(n int, p func(history.Op) bool) func([]history.Op) bool {
+	return func(ops []history.Op) bool { return count(ops, history.Acquire, history.OK, p) >= n }
+}
+
 func count(ops []history.Op, f history.F, t history.Type, p func(history.Op) bool) int {
 	n := 0
 	for _, op := range ops {
@@ -112,7 +117,11 @@ func TestIncrementsAllLandUnderACorrectLock(t *testing.T) {
 	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1, Resource: true})
 	for _, tc := range []struct{ workload, lock string }{{"counter", "simple"}, {"fenced", "fenced"}} {
 		t.Run(tc.workload, func(t *testing.T) {
-			ops := run(t, tc.workload, config(c, tc.lock, nil), 2*time.Second, nil)
+			wrote := func(ops []history.Op) bool {
+				return count(ops, history.Write, history.OK, func(op history.Op) bool { return op.Key == "a" }) >= 5 &&
+					count(ops, history.Write, history.OK, func(op history.Op) bool { return op.Key == "b" }) >= 5
+			}
+			ops := run(t, tc.workload, config(c, tc.lock, nil), wrote, nil)
 			for _, k := range []string{"a", "b"} {
 				onKey := func(op history.Op) bool { return op.Key == k }
 				writes := count(ops, history.Write, history.OK, onKey)
@@ -134,7 +143,10 @@ func TestIncrementsAllLandUnderACorrectLock(t *testing.T) {
 
 func TestOrdersSellOncePerUserUnderACorrectLock(t *testing.T) {
 	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1, Resource: true})
-	ops := run(t, "orders", config(c, "simple", nil), 3*time.Second, nil)
+	contended := func(ops []history.Op) bool {
+		return count(ops, history.Order, history.OK, nil) >= 5 && count(ops, history.Acquire, history.Fail, func(op history.Op) bool { return op.Refused }) > 0
+	}
+	ops := run(t, "orders", config(c, "simple", nil), contended, nil)
 	sold := count(ops, history.Order, history.OK, nil)
 	require.Positive(t, sold)
 	var total int64
@@ -154,7 +166,7 @@ func TestOrdersSellOncePerUserUnderACorrectLock(t *testing.T) {
 func TestOneProcessPerClient(t *testing.T) {
 	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1})
 	cfg := config(c, "reentrant", nil)
-	run(t, "mutex", cfg, 500*time.Millisecond, func(r *workloads.Runner) {
+	run(t, "mutex", cfg, grants(1, nil), func(r *workloads.Runner) {
 		require.Eventually(t, func() bool {
 			pids := map[int]bool{}
 			for i := 0; i < cfg.Clients; i++ {
@@ -182,7 +194,10 @@ func TestHungClientIsReplaced(t *testing.T) {
 	cfg := config(c, "simple", nil)
 	cfg.Clients, cfg.ReplyTimeout = 1, 300*time.Millisecond
 	var hung int
-	ops := run(t, "mutex", cfg, time.Second, func(r *workloads.Runner) {
+	replaced := func(ops []history.Op) bool {
+		return grants(1, func(op history.Op) bool { return op.Process > 0 })(ops)
+	}
+	ops := run(t, "mutex", cfg, replaced, func(r *workloads.Runner) {
 		var pid int
 		require.Eventually(t, func() bool {
 			_, p, err := r.Client(0)
@@ -246,7 +261,8 @@ func TestEachClientDialsThroughItsOwnLinks(t *testing.T) {
 	cfg := config(c, "simple", nil)
 	cfg.SlotEndpoints = c.EndpointsFor
 	var cut int
-	ops := run(t, "mutex", cfg, 1500*time.Millisecond, func(r *workloads.Runner) {
+	// Ten grants to the others give client 0 every chance to take one.
+	ops := run(t, "mutex", cfg, grants(10, nil), func(r *workloads.Runner) {
 		require.Eventually(t, func() bool {
 			id, _, err := r.Client(0)
 			cut = id
