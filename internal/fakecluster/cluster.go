@@ -202,6 +202,9 @@ func (c *Cluster) failoverLocked() error {
 			c.failovers = append(c.failovers, old.name+" -> "+n.name)
 			c.master = n
 			n.setMaster(true)
+			// An old master its peers reach is told at once and turns
+			// replica; one cut off goes on taking writes until it rejoins.
+			old.setMaster(!old.reachable())
 			if c.sentinel != nil {
 				c.sentinel.switched(old, n)
 			}

@@ -33,3 +33,16 @@ func TestReplicasRefuseWritesAndAReplacedMasterOnlyOnceItKnows(t *testing.T) {
 	require.ErrorContains(t, mc.Set(ctx, "k", "late", time.Minute).Err(), "READONLY")
 	require.Equal(t, "new", mc.Get(ctx, "k").Val(), "it took the new master's data")
 }
+
+// A graceful failover tells the old master, which refuses writes at once.
+func TestAGracefulFailoverDemotesTheOldMasterAtOnce(t *testing.T) {
+	ctx := context.Background()
+	c := fakecluster.Start(t, 1)
+	m, _ := c.Master(ctx)
+	mc := m.Client()
+	defer mc.Close()
+	require.NoError(t, mc.Set(ctx, "k", "v", time.Minute).Err())
+	require.NoError(t, c.GracefulFailover())
+	require.ErrorContains(t, mc.Set(ctx, "k", "stale", time.Minute).Err(), "READONLY")
+	require.Equal(t, "v", mc.Get(ctx, "k").Val())
+}
