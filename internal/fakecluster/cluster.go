@@ -331,13 +331,14 @@ func (c *Cluster) GroupName() string { return cluster.MasterName }
 // Spec is what the fake stands for, of its size.
 func (c *Cluster) Spec() cluster.Spec {
 	o := c.opts
-	s := cluster.Spec{Topology: o.Topology, Masters: len(c.nodes), Resource: o.Resource, LinkFaults: o.LinkFaults, ClockFaults: o.ClockFaults, Quorum: 1, DownAfter: max(o.DownAfter, 100*time.Millisecond)}
-	// The fake fails over at once: a short down-after keeps a wait for a
-	// failover that never comes (FailoverWithin) short.
+	// The fake fails over after DownAfter: a short one keeps the wait for
+	// a failover that never comes (FailoverWithin) short.
+	s := cluster.Spec{Topology: o.Topology, Masters: len(c.nodes), Resource: o.Resource, LinkFaults: o.LinkFaults, ClockFaults: o.ClockFaults, Quorum: 1, DownAfter: max(o.DownAfter, 100*time.Millisecond)}.Defaults()
+	s.Replicas, s.Sentinels = 0, 0 // Defaults' sizes are not the fake's
 	if c.failsOver() {
 		s.Masters, s.Replicas, s.Sentinels = 1, len(c.nodes)-1, 1
 	}
-	return s.Defaults()
+	return s
 }
 
 // WaitHealthy waits until every node answers its peers, then replicates
