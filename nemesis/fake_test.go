@@ -104,15 +104,15 @@ func TestPlanFailoverStepWithoutDocker(t *testing.T) {
 	require.Equal(t, "second", rdb.Get(ctx, "lock").Val())
 }
 
-// A fault that cannot strike on the fake (it has no proxied links) is
-// recorded as failed, and the run cannot pass.
+// A fault the fake cannot stage (miniredis has no CLIENT KILL) is recorded
+// as failed, not pretended, and the run cannot pass.
 func TestPlanRecordsAFaultTheFakeCannotStrike(t *testing.T) {
 	_, env, rec := fakeEnv(t, 0)
 	n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{
-		{Fault: "link-cut", Target: "link:0:redis-1", For: 10 * time.Millisecond},
+		{Fault: "kill-connections", Target: "primary"},
 	}})
 	require.NoError(t, err)
-	require.ErrorContains(t, n.Run(context.Background(), env), "no proxied links")
+	require.ErrorContains(t, n.Run(context.Background(), env), "CLIENT KILL")
 	require.NotEqual(t, checker.Valid, checker.Check(rec.Ops(), checker.Options{}).Verdict)
 }
 
@@ -157,4 +157,29 @@ func TestPlanPausesTheHolderWithoutDocker(t *testing.T) {
 		}
 	}
 	require.True(t, other, "another client was granted k while the holder slept")
+}
+
+// A graceful failover asked of the fake's Sentinel replicates before it
+// promotes: the new master has the grant the old one made, the legal
+// look-alike of the lock loss above.
+func TestPlanSentinelFailoverKeepsTheGrantWithoutDocker(t *testing.T) {
+	ctx := context.Background()
+	c, env, rec := fakeEnv(t, 2)
+	old, err := c.Master(ctx)
+	require.NoError(t, err)
+	rdb := old.Client()
+	defer rdb.Close()
+	require.True(t, rdb.SetNX(ctx, "lock", "first", time.Minute).Val())
+
+	n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{{Fault: "sentinel-failover", Target: "sentinel", For: 50 * time.Millisecond}}})
+	require.NoError(t, err)
+	require.NoError(t, n.Run(ctx, env))
+	require.Equal(t, 1, count(rec.Ops(), history.FaultStart, history.OK))
+	require.Equal(t, []string{"redis-1 -> redis-2"}, c.Failovers())
+	now, err := c.Master(ctx)
+	require.NoError(t, err)
+	nc := now.Client()
+	defer nc.Close()
+	require.False(t, nc.SetNX(ctx, "lock", "second", time.Minute).Val(), "the promoted replica had the grant")
+	require.Equal(t, "first", nc.Get(ctx, "lock").Val())
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
@@ -27,7 +28,7 @@ import (
 // of k, which someone else holds: the lock waits for it (wait_ms), so the
 // request stays outstanding for seconds. It returns the request caught at
 // its write and a channel with the call's error.
-func inFlight(t *testing.T, c *cluster.Cluster) (*workloads.Sending, <-chan error) {
+func inFlight(t *testing.T, e endpoints.Endpoints) (*workloads.Sending, <-chan error) {
 	t.Helper()
 	sent := make(chan *workloads.Sending, 4)
 	var p *client.Process
@@ -38,7 +39,6 @@ func inFlight(t *testing.T, c *cluster.Cluster) (*workloads.Sending, <-chan erro
 	}})
 	require.NoError(t, err)
 	t.Cleanup(p.Kill)
-	e := c.Endpoints()
 	rep, err := p.Call(context.Background(), client.Request{Op: client.OpOpen, Lock: "simple", TTLMS: 1000, Endpoints: &e,
 		Options: &client.LockOptions{WaitMS: 5000, RetryDelayMS: 20, TimeoutMS: 1000}}, 10*time.Second)
 	require.NoError(t, err)
@@ -52,17 +52,19 @@ func inFlight(t *testing.T, c *cluster.Cluster) (*workloads.Sending, <-chan erro
 }
 
 // A stop (or a kill) while the acquire is outstanding is recorded inside
-// it; one after its reply was read is not. Real client processes, real
-// Redis, real signals.
+// it; one after its reply was read is not. Real client processes and real
+// signals, on a miniredis (this package's tests cannot import
+// internal/fakecluster, which imports nemesis).
 func TestAStopWhileTheRequestIsOutstandingIsInside(t *testing.T) {
-	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
-	rdb := c.Clients(endpoints.DefaultClientOptions())[0]
+	srv := miniredis.RunT(t)
+	e := endpoints.Endpoints{Topology: endpoints.Independent, Masters: []string{"redis-1:6379"}, Addresses: map[string]string{"redis-1:6379": srv.Addr()}}
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
 	t.Cleanup(func() { rdb.Close() })
 	ctx := context.Background()
 
 	t.Run("pause", func(t *testing.T) {
 		require.NoError(t, rdb.Set(ctx, "k", "someone", 0).Err())
-		req, done := inFlight(t, c)
+		req, done := inFlight(t, e)
 		a := &aimed{sending: req, delay: 50 * time.Millisecond}
 		heal, err := inOp{op: history.Acquire}.Inject(ctx, Env{}, Target{Process: req.Proc, aim: a}, 0)
 		require.NoError(t, err)
@@ -76,7 +78,7 @@ func TestAStopWhileTheRequestIsOutstandingIsInside(t *testing.T) {
 	})
 	t.Run("crash", func(t *testing.T) {
 		require.NoError(t, rdb.Set(ctx, "k", "someone", 0).Err())
-		req, done := inFlight(t, c)
+		req, done := inFlight(t, e)
 		a := &aimed{sending: req, delay: 50 * time.Millisecond, kill: true}
 		heal, err := inOp{op: history.Acquire, crash: true}.Inject(ctx, Env{}, Target{Process: req.Proc, aim: a}, 0)
 		require.NoError(t, err)
@@ -89,7 +91,7 @@ func TestAStopWhileTheRequestIsOutstandingIsInside(t *testing.T) {
 		name := map[bool]string{false: "pause after the reply", true: "crash after the reply"}[crash]
 		t.Run(name, func(t *testing.T) {
 			require.NoError(t, rdb.Del(ctx, "k").Err())
-			req, done := inFlight(t, c)
+			req, done := inFlight(t, e)
 			require.NoError(t, <-done, "a free key is granted at once")
 			a := &aimed{sending: req, kill: crash}
 			heal, err := inOp{op: history.Acquire, crash: crash}.Inject(ctx, Env{}, Target{Process: req.Proc, aim: a}, 0)
@@ -127,6 +129,7 @@ var windowStrikes = flag.Int("strikes", 40, "strikes per kind in TestStrikesLand
 // strikes in a row that missed the window; the test fails when no strike
 // of a kind landed in its window.
 func TestStrikesLandInTheLocksWindows(t *testing.T) {
+	// Docker: real Redis's CLIENT LIST (last command per connection) and real latencies are the witness.
 	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
 	rdb := c.Clients(endpoints.DefaultClientOptions())[0]
 	t.Cleanup(func() { rdb.Close() })

@@ -3,7 +3,6 @@ package nemesis_test
 import (
 	"context"
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
 
@@ -11,15 +10,15 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/cluster"
-	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
 )
 
 // Two pauses of one kind that overlap keep their own windows, each healed
 // on its own clock, and the plan returns with both nodes answering.
 func TestPlanOverlapsFaultsOfOneKindAndHealsEach(t *testing.T) {
-	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 2})
+	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 2})
 	rec := history.NewRecorder(nil)
 	n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{
 		{Fault: "pause-node", Target: "node:redis-1", For: 1500 * time.Millisecond},
@@ -27,7 +26,7 @@ func TestPlanOverlapsFaultsOfOneKindAndHealsEach(t *testing.T) {
 	}})
 	require.NoError(t, err)
 	require.Equal(t, 1500*time.Millisecond, n.Span(time.Second))
-	env := nemesis.Env{Cluster: nemesis.OnDocker(c), Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second}
+	env := nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second}
 	require.NoError(t, n.Run(context.Background(), env))
 
 	ws := checker.FaultWindows(rec.Ops())
@@ -54,13 +53,13 @@ func TestPlanOverlapsFaultsOfOneKindAndHealsEach(t *testing.T) {
 
 // A fault that cannot strike is recorded as failed, and the run cannot pass.
 func TestPlanRecordsAFaultThatFailed(t *testing.T) {
-	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
+	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1})
 	rec := history.NewRecorder(nil)
 	n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{
 		{Fault: "clock-jump", Target: "node:redis-1", By: time.Minute}, // the cluster has no clock faults
 	}})
 	require.NoError(t, err)
-	env := nemesis.Env{Cluster: nemesis.OnDocker(c), Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second}
+	env := nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second}
 	require.ErrorContains(t, n.Run(context.Background(), env), "without clock faults")
 	r := checker.Check(rec.Ops(), checker.Options{})
 	require.NotEqual(t, checker.Valid, r.Verdict)
@@ -96,7 +95,7 @@ func TestPlanStepsAreCheckedBeforeAnyContainer(t *testing.T) {
 // that leaves none in effect, and recorded; a check that fails leaves the
 // run unknown, naming it.
 func TestPlanChecksHealthAroundEachFault(t *testing.T) {
-	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 2})
+	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 2})
 	plan := func() nemesis.Nemesis {
 		n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{
 			{Fault: "pause-node", Target: "node:redis-1", For: 200 * time.Millisecond},
@@ -106,7 +105,7 @@ func TestPlanChecksHealthAroundEachFault(t *testing.T) {
 	}
 	run := func() []history.Op {
 		rec := history.NewRecorder(nil)
-		env := nemesis.Env{Cluster: nemesis.OnDocker(c), Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second, HealthTimeout: 2 * time.Second}
+		env := nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second, HealthTimeout: 500 * time.Millisecond}
 		nemesis.CheckBefore(env, "plan")
 		require.NoError(t, plan().Run(context.Background(), env))
 		return rec.Ops()
@@ -131,7 +130,7 @@ func TestPlanChecksHealthAroundEachFault(t *testing.T) {
 	var failed []history.F
 	for _, op := range ops {
 		if op.Type == history.Fail {
-			require.Contains(t, op.Error, "not healthy after 2s")
+			require.Contains(t, op.Error, "not healthy after 500ms")
 			failed = append(failed, op.F)
 		}
 	}
@@ -154,20 +153,20 @@ func TestPlanChecksHealthAroundEachFault(t *testing.T) {
 // how long a struck one lasts, so a late moment does not leave a pause too
 // short for a lease to run out.
 func TestAFaultOutlastsTheFaultPhaseThatEndsAfterItStruck(t *testing.T) {
-	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
-	const hold = 2 * time.Second
+	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1})
+	const hold = 500 * time.Millisecond
 	n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{
 		{Fault: "pause-node", Target: "node:redis-1", For: hold},
 	}})
 	require.NoError(t, err)
 	rec := history.NewRecorder(nil)
-	env := nemesis.Env{Cluster: nemesis.OnDocker(c), Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second, HealthTimeout: 5 * time.Second}
+	env := nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: time.Second, HealthTimeout: 5 * time.Second}
 	ctx, cancel := context.WithCancel(context.Background())
+	struck, unwatch := rec.Watch(func(op history.Op) bool { return op.F == history.FaultStart && op.Type == history.OK })
+	defer unwatch()
 	phaseEnded := make(chan int64, 1)
 	go func() {
-		for !slices.ContainsFunc(rec.Ops(), func(op history.Op) bool { return op.F == history.FaultStart && op.Type == history.OK }) {
-			time.Sleep(10 * time.Millisecond)
-		}
+		<-struck
 		phaseEnded <- rec.Now()
 		cancel() // the fault phase ends a moment after the strike
 	}()

@@ -11,20 +11,20 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/cluster"
-	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
 )
 
 func TestKillMinorityOutwaitsTheTTLAndHeals(t *testing.T) {
-	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 5})
+	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 5})
 	rec := history.NewRecorder(nil)
 	margin := 200 * time.Millisecond
 	n, err := nemesis.New("kill-minority", nemesis.Params{After: time.Millisecond, For: margin})
 	require.NoError(t, err)
 	ttl := 500 * time.Millisecond
 	require.Equal(t, time.Millisecond+ttl+margin, n.Span(ttl))
-	require.NoError(t, n.Run(context.Background(), nemesis.Env{Cluster: nemesis.OnDocker(c), Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: ttl}))
+	require.NoError(t, n.Run(context.Background(), nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: ttl}))
 
 	ws := checker.FaultWindows(rec.Ops())
 	require.Len(t, ws, 1)

@@ -1,16 +1,11 @@
 package nemesis
 
 import (
-	"context"
 	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/deadbolt-lab/deadbolt/cluster"
-	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
-	"github.com/deadbolt-lab/deadbolt/history"
 )
 
 // The seed fixes the sequence of faults, targets, lengths and sizes.
@@ -68,50 +63,4 @@ func TestNeedsOfReadsTopologyClockAndLinks(t *testing.T) {
 	require.ErrorContains(t, err, `unknown fault "meteor"`)
 	_, err = New("random", Params{})
 	require.ErrorContains(t, err, "at least one fault")
-}
-
-// Until the run ends the schedule injects one fault after another, and
-// each is healed before the next and before Run returns.
-func TestRandomInjectsOneFaultAtATimeUntilTheRunEnds(t *testing.T) {
-	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 3})
-	rec := history.NewRecorder(nil)
-	n, err := New("random", Params{Faults: []string{"pause-node", "kill"}, Every: 100 * time.Millisecond, For: 300 * time.Millisecond})
-	require.NoError(t, err)
-	env := Env{Cluster: OnDocker(c), Rec: rec, Rng: rand.New(rand.NewPCG(7, 0)), TTL: time.Second}
-	ctx, cancel := context.WithCancel(context.Background())
-	// End the run once three faults have started.
-	go func() {
-		for started := 0; started < 3; {
-			got, stop := rec.Watch(func(op history.Op) bool { return op.F == history.FaultStart && op.Type == history.Invoke })
-			<-got
-			stop()
-			started++
-		}
-		cancel()
-	}()
-	require.NoError(t, n.Run(ctx, env))
-
-	pairs, err := history.Pair(rec.Ops())
-	require.NoError(t, err)
-	var starts, ends []history.Operation
-	for _, p := range pairs {
-		switch p.Invoke.F {
-		case history.FaultStart:
-			starts = append(starts, p)
-		case history.FaultEnd:
-			ends = append(ends, p)
-		}
-	}
-	require.GreaterOrEqual(t, len(starts), 3)
-	require.Equal(t, len(starts), len(ends), "every fault healed")
-	for i := range ends {
-		require.NotNil(t, ends[i].Complete)
-		require.Equal(t, history.OK, ends[i].Complete.Type)
-		if i+1 < len(starts) {
-			require.Less(t, ends[i].Complete.Time, starts[i+1].Invoke.Time, "one fault at a time")
-		}
-	}
-	for _, node := range c.ByRole(cluster.RoleRedis) {
-		require.NoError(t, node.Ping(context.Background()))
-	}
 }

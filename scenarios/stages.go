@@ -33,6 +33,7 @@ type run struct {
 
 	// startCluster
 	cl     *cluster.Cluster
+	on     deployment // cl's, unless a test runs the phases on a fake
 	origin cluster.Origin
 	server reports.Server
 	// record
@@ -96,6 +97,7 @@ func (r *run) startCluster(ctx context.Context) error {
 		return err
 	}
 	r.server = serverOf(ctx, r.cl, spec, o.Target != nil, r.logf, s.Name)
+	r.on = onContainers{nemesis.OnDocker(r.cl), r.cl}
 	return nil
 }
 
@@ -158,10 +160,14 @@ func (r *run) record(ctx context.Context) (closeRecord func(), err error) {
 // workloadConfig is the workload's share of the spec, and its wiring.
 func (r *run) workloadConfig() workloads.Config {
 	s := r.s
+	var inspect func(context.Context, string) (map[string]string, error)
+	if r.cl != nil { // a fake deployment has no key reader
+		inspect = r.cl.ReadKey
+	}
 	return workloads.Config{
 		Shape: s.Shape, Seed: r.o.Seed,
-		Lock: s.Lock, LockOptions: s.LockOptions, Endpoints: r.cl.Endpoints(), SlotEndpoints: r.cl.EndpointsFor, Driver: r.driver,
-		Mix: r.o.workloadMix(r.own), LogDir: filepath.Join(r.dir, "clients"), Rec: r.rec, Reenter: s.Reenter, Inspect: r.cl.ReadKey,
+		Lock: s.Lock, LockOptions: s.LockOptions, Endpoints: r.on.Endpoints(), SlotEndpoints: r.on.EndpointsFor, Driver: r.driver,
+		Mix: r.o.workloadMix(r.own), LogDir: filepath.Join(r.dir, "clients"), Rec: r.rec, Reenter: s.Reenter, Inspect: inspect,
 	}
 }
 
@@ -186,7 +192,7 @@ func (r *run) phases(ctx context.Context) (nemesisErr, err error) {
 		})
 	}
 	rng := rand.New(rand.NewPCG(r.o.Seed, 0x6e656d65))
-	env := nemesis.Env{Cluster: nemesis.OnDocker(r.cl), Clients: r.runner, Rec: r.rec, Rng: rng, TTL: s.TTL.D(), Halt: ctx, Begin: begin}
+	env := nemesis.Env{Cluster: r.on, Clients: r.runner, Rec: r.rec, Rng: rng, TTL: s.TTL.D(), Halt: ctx, Begin: begin}
 	if s.Nemesis != "none" {
 		nemesis.CheckBefore(env, s.Nemesis) // before the workload, so it cannot race what the schedule waits for
 	}

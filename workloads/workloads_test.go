@@ -16,23 +16,24 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/client/clienttest"
 	"github.com/deadbolt-lab/deadbolt/cluster"
-	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
 func TestMain(m *testing.M) { clienttest.Main(m) }
 
-func config(c *cluster.Cluster, lock string, rec *history.Recorder) workloads.Config {
+// config is a workload on the fake cluster c.
+func config(c *fakecluster.Cluster, lock string, rec *history.Recorder) workloads.Config {
 	return workloads.Config{
 		Shape: workloads.Shape{Clients: 4, Keys: []string{"a", "b"}, TTL: workloads.Duration(2 * time.Second), HoldMin: workloads.Duration(5 * time.Millisecond), HoldMax: workloads.Duration(30 * time.Millisecond), Pause: workloads.Duration(5 * time.Millisecond)},
 		Seed:  1, Lock: lock, Endpoints: c.Endpoints(), Driver: clienttest.Command(), Rec: rec,
 	}
 }
 
-// run drives a workload for d and returns its history, written to JSON and
-// read back as a checker would.
-func run(t *testing.T, name string, cfg workloads.Config, d time.Duration, during func(*workloads.Runner)) []history.Op {
+// run drives a workload until its history so far satisfies enough, and
+// returns the history, written to JSON and read back as a checker would.
+func run(t *testing.T, name string, cfg workloads.Config, enough func([]history.Op) bool, during func(*workloads.Runner)) []history.Op {
 	t.Helper()
 	var buf bytes.Buffer
 	cfg.Rec = history.NewRecorder(&buf)
@@ -44,7 +45,7 @@ func run(t *testing.T, name string, cfg workloads.Config, d time.Duration, durin
 	if during != nil {
 		during(r)
 	}
-	time.Sleep(d)
+	require.Eventually(t, func() bool { return enough(cfg.Rec.Ops()) }, time.Minute, 10*time.Millisecond, "the run gathered what the test judges")
 	close(stop)
 	require.NoError(t, <-done)
 	require.Empty(t, children(t), "no client process outlives its run")
@@ -82,6 +83,11 @@ func children(t *testing.T) []int {
 	return out
 }
 
+// grants is a condition: at least n ok acquires by clients that match p.
+func grants(n int, p func(history.Op) bool) func([]history.Op) bool {
+	return func(ops []history.Op) bool { return count(ops, history.Acquire, history.OK, p) >= n }
+}
+
 func count(ops []history.Op, f history.F, t history.Type, p func(history.Op) bool) int {
 	n := 0
 	for _, op := range ops {
@@ -107,10 +113,14 @@ func finalRead(t *testing.T, ops []history.Op, key string) int64 {
 // ends at the number of acknowledged writes, and no write replaced anything
 // but the value it read.
 func TestIncrementsAllLandUnderACorrectLock(t *testing.T) {
-	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1, Resource: true})
+	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1, Resource: true})
 	for _, tc := range []struct{ workload, lock string }{{"counter", "simple"}, {"fenced", "fenced"}} {
 		t.Run(tc.workload, func(t *testing.T) {
-			ops := run(t, tc.workload, config(c, tc.lock, nil), 2*time.Second, nil)
+			wrote := func(ops []history.Op) bool {
+				return count(ops, history.Write, history.OK, func(op history.Op) bool { return op.Key == "a" }) >= 5 &&
+					count(ops, history.Write, history.OK, func(op history.Op) bool { return op.Key == "b" }) >= 5
+			}
+			ops := run(t, tc.workload, config(c, tc.lock, nil), wrote, nil)
 			for _, k := range []string{"a", "b"} {
 				onKey := func(op history.Op) bool { return op.Key == k }
 				writes := count(ops, history.Write, history.OK, onKey)
@@ -131,8 +141,11 @@ func TestIncrementsAllLandUnderACorrectLock(t *testing.T) {
 }
 
 func TestOrdersSellOncePerUserUnderACorrectLock(t *testing.T) {
-	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1, Resource: true})
-	ops := run(t, "orders", config(c, "simple", nil), 3*time.Second, nil)
+	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1, Resource: true})
+	contended := func(ops []history.Op) bool {
+		return count(ops, history.Order, history.OK, nil) >= 5 && count(ops, history.Acquire, history.Fail, func(op history.Op) bool { return op.Refused }) > 0
+	}
+	ops := run(t, "orders", config(c, "simple", nil), contended, nil)
 	sold := count(ops, history.Order, history.OK, nil)
 	require.Positive(t, sold)
 	var total int64
@@ -150,9 +163,9 @@ func TestOrdersSellOncePerUserUnderACorrectLock(t *testing.T) {
 
 // Each client is one OS process of its own while the run goes.
 func TestOneProcessPerClient(t *testing.T) {
-	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
+	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1})
 	cfg := config(c, "reentrant", nil)
-	run(t, "mutex", cfg, 500*time.Millisecond, func(r *workloads.Runner) {
+	run(t, "mutex", cfg, grants(1, nil), func(r *workloads.Runner) {
 		require.Eventually(t, func() bool {
 			pids := map[int]bool{}
 			for i := 0; i < cfg.Clients; i++ {
@@ -176,11 +189,14 @@ func TestOneProcessPerClient(t *testing.T) {
 // A client that stops answering without the harness having paused it is
 // hung: its operation ends info and a new process with a new id goes on.
 func TestHungClientIsReplaced(t *testing.T) {
-	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1})
+	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1})
 	cfg := config(c, "simple", nil)
 	cfg.Clients, cfg.ReplyTimeout = 1, 300*time.Millisecond
 	var hung int
-	ops := run(t, "mutex", cfg, time.Second, func(r *workloads.Runner) {
+	replaced := func(ops []history.Op) bool {
+		return grants(1, func(op history.Op) bool { return op.Process > 0 })(ops)
+	}
+	ops := run(t, "mutex", cfg, replaced, func(r *workloads.Runner) {
 		var pid int
 		require.Eventually(t, func() bool {
 			_, p, err := r.Client(0)
@@ -237,14 +253,15 @@ func TestEveryWorkloadNamesItsCheckers(t *testing.T) {
 // client 0's link to the master cut, client 0 never gets the lock while the
 // others keep taking it.
 func TestEachClientDialsThroughItsOwnLinks(t *testing.T) {
-	c := clustertest.Start(t, cluster.Spec{Topology: cluster.Independent, Masters: 1, LinkFaults: true})
+	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1, LinkFaults: true})
 	l, err := c.Link(0, "redis-1")
 	require.NoError(t, err)
 	require.NoError(t, l.Cut())
 	cfg := config(c, "simple", nil)
 	cfg.SlotEndpoints = c.EndpointsFor
 	var cut int
-	ops := run(t, "mutex", cfg, 1500*time.Millisecond, func(r *workloads.Runner) {
+	// Ten grants to the others give client 0 every chance to take one.
+	ops := run(t, "mutex", cfg, grants(10, nil), func(r *workloads.Runner) {
 		require.Eventually(t, func() bool {
 			id, _, err := r.Client(0)
 			cut = id

@@ -1,10 +1,16 @@
 // Package fakecluster is an in-memory Redis deployment for Docker-free
-// tests of the harness: one master and its replicas, each node a miniredis
-// server on 127.0.0.1 that real clients reach and real lock commands (SET
-// NX PX, Lua scripts) run on. Nodes can be killed, paused, isolated and
-// failed over. Replication is asynchronous: a replica has the master's
-// writes only as of the last Sync, so a failover can promote a replica
-// that lacks a granted lock, the classic lock loss.
+// tests of the harness: one master and its replicas (the sentinel
+// topology) or independent masters, each node a miniredis server on
+// 127.0.0.1 that real clients reach and real lock commands (SET NX PX, Lua
+// scripts) run on. Nodes can be killed, paused, isolated and failed over.
+// Replication is asynchronous: a replica has the master's writes only as
+// of the last Sync, so a failover can promote a replica that lacks a
+// granted lock, the classic lock loss. Replicas refuse writes. A
+// Sentinel-like endpoint names the master and announces +switch-master,
+// so clients that discover the master through Sentinel follow a failover;
+// with Options.LinkFaults each client slot reaches each node through its
+// own toxiproxy proxy. A fault the fake cannot stage (CLIENT KILL, a
+// Redis Cluster's slots, breaking its Sentinel) fails with an error.
 package fakecluster
 
 import (
@@ -19,12 +25,41 @@ import (
 	"github.com/deadbolt-lab/deadbolt/nemesis"
 )
 
+// Options shape a fake cluster.
+type Options struct {
+	// Topology is cluster.Sentinel (the default: a master failed over to
+	// its Replicas) or cluster.Independent (Masters masters that neither
+	// replicate nor fail over).
+	Topology string
+	Masters  int
+	Replicas int
+	// Resource adds a standalone node for the workload's data, never faulted.
+	Resource bool
+	// LinkFaults puts a proxy between each client slot and each node, so
+	// that Link can delay or cut one client's view of one node.
+	LinkFaults bool
+	// ClockFaults lets SetClock move a node's clock; without it SetClock
+	// fails, as on containers started without clockshift.
+	ClockFaults bool
+	// DownAfter is how long the master must stay unreachable before a
+	// replica is promoted, as Sentinel's down-after-milliseconds: meanwhile
+	// an isolated master still grants locks. Zero promotes at once.
+	DownAfter time.Duration
+}
+
 // Cluster is a master and its replicas, with a Sentinel-like failover:
 // when the master stops being reachable to its peers (killed, paused or
 // isolated) a reachable replica is promoted at once, and the old master
-// rejoins as a replica of it, losing what it never replicated.
+// rejoins as a replica of it, losing what it never replicated. On the
+// independent topology every node is a master of its own.
 type Cluster struct {
+	opts     Options
+	resource *Node
+	links    *links // nil without Options.LinkFaults
+	sentinel *sentinel
+
 	mu     sync.Mutex
+	closed bool
 	nodes  []*Node
 	master *Node
 	// Failovers lists each promotion, "old -> new".
@@ -33,11 +68,17 @@ type Cluster struct {
 
 var _ nemesis.Cluster = (*Cluster)(nil)
 
-// Start starts a master (redis-1) and replicas (redis-2, ...), closed when
-// t ends.
+// Start starts a master (redis-1) and replicas (redis-2, ...) that allow
+// clock faults, closed when t ends.
 func Start(t testing.TB, replicas int) *Cluster {
 	t.Helper()
-	c, err := New(replicas)
+	return StartWith(t, Options{Replicas: replicas, ClockFaults: true})
+}
+
+// StartWith starts a fake cluster shaped by o, closed when t ends.
+func StartWith(t testing.TB, o Options) *Cluster {
+	t.Helper()
+	c, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,11 +86,22 @@ func Start(t testing.TB, replicas int) *Cluster {
 	return c
 }
 
-// New starts a master and replicas; Close stops them.
-func New(replicas int) (*Cluster, error) {
-	c := &Cluster{}
-	for i := range replicas + 1 {
-		n, err := newNode(c, fmt.Sprintf("redis-%d", i+1))
+// New starts the nodes o asks for; Close stops them.
+func New(o Options) (*Cluster, error) {
+	if o.Topology == "" {
+		o.Topology = cluster.Sentinel
+	}
+	size := o.Replicas + 1
+	switch o.Topology {
+	case cluster.Sentinel:
+	case cluster.Independent:
+		size = max(o.Masters, 1)
+	default:
+		return nil, fmt.Errorf("the fake cluster has no %s topology", o.Topology)
+	}
+	c := &Cluster{opts: o}
+	for i := range size {
+		n, err := newNode(c, fmt.Sprintf("redis-%d", i+1), cluster.RoleRedis)
 		if err != nil {
 			c.Close()
 			return nil, err
@@ -57,13 +109,52 @@ func New(replicas int) (*Cluster, error) {
 		c.nodes = append(c.nodes, n)
 	}
 	c.master = c.nodes[0]
+	for _, n := range c.nodes {
+		n.setMaster(n == c.master || !c.failsOver())
+	}
+	if o.Resource {
+		n, err := newNode(c, cluster.ResourceName, cluster.RoleResource)
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		n.setMaster(true)
+		c.resource = n
+	}
+	if o.LinkFaults {
+		c.links = newLinks()
+	}
+	if o.Topology == cluster.Sentinel {
+		s, err := startSentinel(c)
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		c.sentinel = s
+	}
 	return c, nil
 }
 
+// failsOver reports whether the cluster promotes a replica when its master
+// is lost: the sentinel topology does, independent masters do not.
+func (c *Cluster) failsOver() bool { return c.opts.Topology == cluster.Sentinel }
+
 // Close stops every node.
 func (c *Cluster) Close() {
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	if c.sentinel != nil {
+		c.sentinel.close()
+	}
+	if c.links != nil {
+		c.links.close()
+	}
 	for _, n := range c.nodes {
 		n.close()
+	}
+	if c.resource != nil {
+		c.resource.close()
 	}
 }
 
@@ -76,6 +167,9 @@ func (c *Cluster) Sync() error {
 }
 
 func (c *Cluster) syncLocked() error {
+	if !c.failsOver() {
+		return nil // independent masters replicate nothing
+	}
 	if !c.master.reachable() {
 		return fmt.Errorf("master %s does not answer its replicas", c.master.name)
 	}
@@ -104,8 +198,16 @@ func (c *Cluster) Failover() error {
 func (c *Cluster) failoverLocked() error {
 	for _, n := range c.nodes {
 		if n != c.master && n.reachable() {
-			c.failovers = append(c.failovers, c.master.name+" -> "+n.name)
+			old := c.master
+			c.failovers = append(c.failovers, old.name+" -> "+n.name)
 			c.master = n
+			n.setMaster(true)
+			// An old master its peers reach is told at once and turns
+			// replica; one cut off goes on taking writes until it rejoins.
+			old.setMaster(!old.reachable())
+			if c.sentinel != nil {
+				c.sentinel.switched(old, n)
+			}
 			return nil
 		}
 	}
@@ -119,13 +221,24 @@ func (c *Cluster) Failovers() []string {
 	return append([]string(nil), c.failovers...)
 }
 
-// unreachable fails the master over when it is n.
+// unreachable fails the master over when it is n and stays unreachable
+// for Options.DownAfter.
 func (c *Cluster) unreachable(n *Node) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.master == n {
-		_ = c.failoverLocked() // none reachable: the master stays, as with no Sentinel majority
+	if !c.failsOver() {
+		return
 	}
+	judge := func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if !c.closed && c.master == n && !n.reachable() {
+			_ = c.failoverLocked() // none reachable: the master stays, as with no Sentinel majority
+		}
+	}
+	if c.opts.DownAfter == 0 {
+		judge()
+		return
+	}
+	time.AfterFunc(c.opts.DownAfter, judge)
 }
 
 // rejoined makes a node that is back a replica of the master again:
@@ -133,7 +246,10 @@ func (c *Cluster) unreachable(n *Node) {
 func (c *Cluster) rejoined(n *Node) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if n != c.master && n.reachable() && c.master.reachable() {
+	if c.failsOver() && n != c.master {
+		n.setMaster(false) // told of the new master, it turns replica
+	}
+	if c.failsOver() && n != c.master && n.reachable() && c.master.reachable() {
 		if src, dst := c.master.server(), n.server(); src != nil && dst != nil {
 			_ = copyData(src, dst) // the next Sync tries again
 		}
@@ -141,12 +257,18 @@ func (c *Cluster) rejoined(n *Node) {
 }
 
 func (c *Cluster) Master(ctx context.Context) (nemesis.Node, error) {
+	if !c.failsOver() {
+		return nil, fmt.Errorf("topology %s has no single master", c.opts.Topology)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.master, nil
 }
 
 func (c *Cluster) Replicas(ctx context.Context) ([]nemesis.Node, error) {
+	if _, err := c.Master(ctx); err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []nemesis.Node
@@ -160,21 +282,39 @@ func (c *Cluster) Replicas(ctx context.Context) ([]nemesis.Node, error) {
 
 func (c *Cluster) Masters(ctx context.Context) ([]nemesis.Node, error) {
 	m, err := c.Master(ctx)
-	return []nemesis.Node{m}, err
+	if err != nil {
+		return nil, err
+	}
+	return []nemesis.Node{m}, nil
 }
 
+// ByRole lists the nodes of a role: the Redis nodes, the resource node, the Sentinel.
 func (c *Cluster) ByRole(r cluster.Role) []nemesis.Node {
-	if r != cluster.RoleRedis {
-		return nil
-	}
 	var out []nemesis.Node
-	for _, n := range c.nodes {
-		out = append(out, n)
+	switch {
+	case r == cluster.RoleRedis:
+		for _, n := range c.nodes {
+			out = append(out, n)
+		}
+	case r == cluster.RoleResource && c.resource != nil:
+		out = append(out, c.resource)
+	case r == cluster.RoleSentinel && c.sentinel != nil:
+		out = append(out, sentinelNode{c.sentinel})
 	}
 	return out
 }
 
 func (c *Cluster) Node(name string) (nemesis.Node, error) {
+	if c.resource != nil && name == c.resource.name {
+		return c.resource, nil
+	}
+	if s := (sentinelNode{c.sentinel}); c.sentinel != nil && name == s.Name() {
+		return s, nil
+	}
+	return c.redisNode(name)
+}
+
+func (c *Cluster) redisNode(name string) (*Node, error) {
 	for _, n := range c.nodes {
 		if n.name == name {
 			return n, nil
@@ -186,16 +326,19 @@ func (c *Cluster) Node(name string) (nemesis.Node, error) {
 // Nodes are the Redis nodes, master first at the start.
 func (c *Cluster) Nodes() []*Node { return c.nodes }
 
-// Link fails: clients reach the fake's nodes directly, through no proxy.
-func (c *Cluster) Link(slot int, node string) (nemesis.Link, error) {
-	return nil, errors.New("the fake cluster has no proxied links")
-}
-
 func (c *Cluster) GroupName() string { return cluster.MasterName }
 
-// Spec is a Sentinel topology of the fake's size.
+// Spec is what the fake stands for, of its size.
 func (c *Cluster) Spec() cluster.Spec {
-	return cluster.Spec{Topology: cluster.Sentinel, Masters: 1, Replicas: len(c.nodes) - 1, Sentinels: 3, Quorum: 2, DownAfter: time.Second}.Defaults()
+	o := c.opts
+	// The fake fails over after DownAfter: a short one keeps the wait for
+	// a failover that never comes (FailoverWithin) short.
+	s := cluster.Spec{Topology: o.Topology, Masters: len(c.nodes), Resource: o.Resource, LinkFaults: o.LinkFaults, ClockFaults: o.ClockFaults, Quorum: 1, DownAfter: max(o.DownAfter, 100*time.Millisecond)}.Defaults()
+	s.Replicas, s.Sentinels = 0, 0 // Defaults' sizes are not the fake's
+	if c.failsOver() {
+		s.Masters, s.Replicas, s.Sentinels = 1, len(c.nodes)-1, 1
+	}
+	return s
 }
 
 // WaitHealthy waits until every node answers its peers, then replicates
@@ -212,7 +355,7 @@ func (c *Cluster) WaitHealthy(ctx context.Context, timeout time.Duration) error 
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%w: %w", err, ctx.Err())
+			return fmt.Errorf("not healthy after %v: %w", timeout, err)
 		case <-t.C:
 		}
 	}

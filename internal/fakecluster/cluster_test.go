@@ -114,3 +114,11 @@ func TestPausedNodeAnswersAfterResume(t *testing.T) {
 		t.Fatal("no reply after the thaw")
 	}
 }
+
+// The fake's Spec is its own size, not Defaults'.
+func TestSpecIsTheFakesSize(t *testing.T) {
+	s := fakecluster.Start(t, 0).Spec()
+	require.Equal(t, [3]int{1, 0, 1}, [3]int{s.Masters, s.Replicas, s.Sentinels})
+	s = fakecluster.StartWith(t, fakecluster.Options{Topology: "independent", Masters: 3}).Spec()
+	require.Equal(t, [3]int{3, 0, 0}, [3]int{s.Masters, s.Replicas, s.Sentinels})
+}

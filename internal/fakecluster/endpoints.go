@@ -1,13 +1,49 @@
 package fakecluster
 
-import "github.com/deadbolt-lab/deadbolt/endpoints"
+import (
+	"maps"
 
-// Endpoints are the current master as one independent master, for the
-// workload's clients: the fake has no Sentinels to follow a failover.
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/endpoints"
+)
+
+// Endpoints are how the workload's clients reach the fake: through its
+// Sentinel on the sentinel topology (so they follow a failover), each
+// master on the independent one, and the resource node if it has one.
+// Logical addresses ("redis-2:6379") map to the nodes' real ports.
 func (c *Cluster) Endpoints() endpoints.Endpoints {
-	c.mu.Lock()
-	m := c.master
-	c.mu.Unlock()
-	logical := m.name + ":6379"
-	return endpoints.Endpoints{Topology: endpoints.Independent, Masters: []string{logical}, Addresses: map[string]string{logical: m.Addr()}}
+	e := endpoints.Endpoints{Topology: c.opts.Topology, Addresses: map[string]string{}}
+	for _, n := range c.nodes {
+		e.Addresses[n.logical()] = n.Addr()
+		if !c.failsOver() {
+			e.Masters = append(e.Masters, n.logical())
+		}
+	}
+	if c.sentinel != nil {
+		e.MasterName, e.Sentinels = cluster.MasterName, []string{sentinelName}
+		e.Addresses[sentinelName] = c.sentinel.addr()
+	}
+	if c.resource != nil {
+		e.Resource = c.resource.logical()
+		e.Addresses[e.Resource] = c.resource.Addr()
+	}
+	return e
+}
+
+// EndpointsFor is how client slot reaches the nodes: through its own
+// links with Options.LinkFaults, else as Endpoints.
+func (c *Cluster) EndpointsFor(slot int) (endpoints.Endpoints, error) {
+	e := c.Endpoints()
+	if c.links == nil {
+		return e, nil
+	}
+	e.Addresses = maps.Clone(e.Addresses)
+	for _, n := range c.nodes {
+		p, err := c.links.proxy(slot, n)
+		if err != nil {
+			return endpoints.Endpoints{}, err
+		}
+		e.Addresses[n.logical()] = p.Listen
+	}
+	return e, nil
 }

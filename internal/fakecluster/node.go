@@ -17,6 +17,7 @@ import (
 // reached by real clients, that faults kill, pause and isolate.
 type Node struct {
 	name string
+	role cluster.Role
 	c    *Cluster
 
 	mu       sync.Mutex
@@ -26,14 +27,15 @@ type Node struct {
 	paused   bool // paused: it answers nothing
 	frozen   bool // its server's lock is held, which keeps it paused
 	isolated bool // cut off from its peers, not from clients
+	master   bool // it takes writes: it believes it is a master
 	clock    time.Duration
 	// forwarded is when its keys' TTLs were last moved on with the clock.
 	forwarded time.Time
 	stop      chan struct{}
 }
 
-func newNode(c *Cluster, name string) (*Node, error) {
-	n := &Node{name: name, c: c}
+func newNode(c *Cluster, name string, role cluster.Role) (*Node, error) {
+	n := &Node{name: name, role: role, c: c}
 	if err := n.serve(""); err != nil {
 		return nil, err
 	}
@@ -49,6 +51,7 @@ func (n *Node) serve(addr string) error {
 	if err := srv.StartAddr(addr); err != nil {
 		return fmt.Errorf("%s: %w", n.name, err)
 	}
+	srv.Server().SetPreHook(n.refuseWrites)
 	n.srv, n.addr, n.down, n.forwarded = srv, srv.Addr(), false, time.Now()
 	n.stop = make(chan struct{})
 	go n.expire(srv, n.stop)
@@ -82,7 +85,10 @@ func (n *Node) expire(srv *miniredis.Miniredis, stop <-chan struct{}) {
 }
 
 func (n *Node) Name() string       { return n.name }
-func (n *Node) Role() cluster.Role { return cluster.RoleRedis }
+func (n *Node) Role() cluster.Role { return n.role }
+
+// logical is the node's address as clients and the Sentinel name it.
+func (n *Node) logical() string { return n.name + ":" + redisPort }
 
 // Addr is where clients reach the node; it stays the same across a kill.
 func (n *Node) Addr() string {
@@ -208,6 +214,9 @@ func (n *Node) Reconnect(ctx context.Context) error {
 // forward does anything: it runs its keys' TTLs down by the jump; moving
 // back, a key already expired stays expired, as it would on Redis.
 func (n *Node) SetClock(ctx context.Context, offset time.Duration) error {
+	if !n.c.opts.ClockFaults {
+		return fmt.Errorf("%s: the cluster was started without clock faults (Options.ClockFaults)", n.name)
+	}
 	n.mu.Lock()
 	by := offset - n.clock
 	n.clock = offset
@@ -230,6 +239,13 @@ func (n *Node) Client() *redis.Client {
 // PatientClient is a new connection that waits longer for a reply.
 func (n *Node) PatientClient() *redis.Client {
 	return redis.NewClient(&redis.Options{Addr: n.Addr(), MaxRetries: -1, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second})
+}
+
+// setMaster makes the node take writes, or refuse them as a replica.
+func (n *Node) setMaster(m bool) {
+	n.mu.Lock()
+	n.master = m
+	n.mu.Unlock()
 }
 
 // reachable reports whether its peers reach the node.
