@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/deadbolt-lab/deadbolt/endpoints"
+	"github.com/deadbolt-lab/deadbolt/internal/linkproxy"
 )
 
 // Attach is a Cluster over an existing deployment that deadbolt did not
@@ -30,7 +31,7 @@ func Attach(target endpoints.Endpoints, linkFaults bool) (*Cluster, error) {
 	spec := Spec{Topology: target.Topology, Resource: target.Resource != "", LinkFaults: linkFaults}
 	c := &Cluster{Run: newRunID(), target: &target, ports: map[int]bool{}}
 	if linkFaults {
-		c.links = newLinks()
+		c.links = linkproxy.New()
 	}
 	// A deployment with TLS says so with its CA (tls_ca); Check has read it.
 	tlsCfg, _ := target.TLSConfig()
@@ -121,7 +122,7 @@ func (n *Node) container() error {
 // deployment, and nothing else.
 func (c *Cluster) closeAttached(context.Context) error {
 	if c.links != nil {
-		c.links.close()
+		c.links.Close()
 	}
 	return nil
 }

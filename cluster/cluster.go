@@ -30,6 +30,7 @@ import (
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
 	"github.com/deadbolt-lab/deadbolt/endpoints"
+	"github.com/deadbolt-lab/deadbolt/internal/linkproxy"
 )
 
 // Topology names, as Endpoints carry them.
@@ -176,7 +177,7 @@ type Cluster struct {
 	hosts     *hosts
 	clientNet string
 	ports     map[int]bool
-	links     *links // nil without Spec.LinkFaults
+	links     *linkproxy.Set // nil without Spec.LinkFaults
 	// primarySlot is Spec.PrimaryKey's hash slot (cluster topology).
 	primarySlot int
 	// logsSince is when a reused cluster's current run began (reset.go):
@@ -216,7 +217,7 @@ func Start(ctx context.Context, spec Spec) (_ *Cluster, err error) {
 	}
 	c := &Cluster{Run: newRunID(), Spec: spec, d: d, ports: map[int]bool{}, secrets: secrets}
 	if spec.LinkFaults {
-		c.links = newLinks()
+		c.links = linkproxy.New()
 	}
 	if spec.TLS {
 		if err := c.useTLS(); err != nil {
@@ -263,7 +264,7 @@ func (c *Cluster) Close(ctx context.Context) error {
 		return nil
 	}
 	if c.links != nil {
-		c.links.close()
+		c.links.Close()
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()

@@ -13,7 +13,7 @@ import (
 // HealAll heals every node (see Node.Heal) and every link.
 func (c *Cluster) HealAll(ctx context.Context) error {
 	if c.links != nil {
-		c.links.healAll(ctx)
+		c.links.HealAll(ctx)
 	}
 	var errs []error
 	for _, n := range c.Nodes {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/internal/linkproxy"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
 )
 
@@ -55,7 +56,7 @@ type Options struct {
 type Cluster struct {
 	opts     Options
 	resource *Node
-	links    *links // nil without Options.LinkFaults
+	links    *linkproxy.Set // nil without Options.LinkFaults
 	sentinel *sentinel
 
 	mu     sync.Mutex
@@ -122,7 +123,7 @@ func New(o Options) (*Cluster, error) {
 		c.resource = n
 	}
 	if o.LinkFaults {
-		c.links = newLinks()
+		c.links = linkproxy.New()
 	}
 	if o.Topology == cluster.Sentinel {
 		s, err := startSentinel(c)
@@ -148,7 +149,7 @@ func (c *Cluster) Close() {
 		c.sentinel.close()
 	}
 	if c.links != nil {
-		c.links.close()
+		c.links.Close()
 	}
 	for _, n := range c.nodes {
 		n.close()

@@ -39,11 +39,11 @@ func (c *Cluster) EndpointsFor(slot int) (endpoints.Endpoints, error) {
 	}
 	e.Addresses = maps.Clone(e.Addresses)
 	for _, n := range c.nodes {
-		p, err := c.links.proxy(slot, n)
+		listen, err := c.links.Listen(slot, n.name, n.Addr())
 		if err != nil {
 			return endpoints.Endpoints{}, err
 		}
-		e.Addresses[n.logical()] = p.Listen
+		e.Addresses[n.logical()] = listen
 	}
 	return e, nil
 }
