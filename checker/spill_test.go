@@ -1,0 +1,72 @@
+package checker
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/history"
+)
+
+// What is spilled reads back as it was written, in order, with the place
+// a key's last open operation completed marked; a record long enough not
+// to fit the reader's buffer reads back too.
+func TestSpillReadsBackWhatItWrote(t *testing.T) {
+	sp := newSpill()
+	defer sp.close()
+	long := string(make([]byte, 100<<10)) // longer than the reader's 64 KiB buffer
+	ops := []lockOp{
+		{f: history.Acquire, outcome: history.OK, key: "k", lease: "p1.1", owner: "tok", call: 1, done: 2, ttl: 30, fence: 7, invIndex: 0, doneIndex: 1, process: 1, client: 1},
+		{f: history.Renew, outcome: history.Info, key: "k", lease: "p1.1", call: -3, done: noCompletion, invIndex: 2, doneIndex: -1, process: 9, client: 1, via: history.ViaExtend, began: 5},
+		{f: history.Release, outcome: history.Fail, key: "j", lease: "weird lease", owner: long, call: 4, done: 6, refused: true, invIndex: 3, doneIndex: 4, process: 2, client: 2, ttlSaid: 1 << 40},
+	}
+	for i := range ops {
+		sp.opened(ops[i].key)
+	}
+	for i := range ops {
+		sp.put(&ops[i])
+	}
+	require.NoError(t, sp.flush())
+	var got []lockOp
+	var cuts []bool
+	for i := range sp.bucketCount() {
+		r := sp.reader(i)
+		for {
+			l, _, cut, ok := r.next()
+			if !ok {
+				break
+			}
+			got, cuts = append(got, l), append(cuts, cut)
+		}
+		require.NoError(t, r.err)
+	}
+	require.ElementsMatch(t, ops, got)
+	require.ElementsMatch(t, []bool{false, false, true}, cuts, "k's last completion leaves it open (an info), j's closes it")
+}
+
+// A spill file cut short or with a changed byte is an error, never a
+// panic or a made-up operation.
+func TestSpillCorruptionIsAnError(t *testing.T) {
+	for _, damage := range []string{"cut", "key"} {
+		sp := newSpill()
+		l := lockOp{f: history.Acquire, outcome: history.OK, key: "k", lease: "p1.1", owner: "tok", call: 1, done: 2}
+		sp.opened("k")
+		sp.put(&l)
+		require.NoError(t, sp.flush())
+		f := sp.buckets[0].f
+		st, err := f.Stat()
+		require.NoError(t, err)
+		switch damage {
+		case "cut":
+			require.NoError(t, f.Truncate(st.Size()-2))
+		case "key":
+			_, err = f.WriteAt([]byte{0x7f}, 0) // a key number past the keys
+			require.NoError(t, err)
+		}
+		r := sp.reader(0)
+		_, _, _, ok := r.next()
+		require.False(t, ok, damage)
+		require.Error(t, r.err, damage)
+		sp.close()
+	}
+}
