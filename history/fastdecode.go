@@ -182,7 +182,8 @@ func num[T int | int64](s *flat) (T, bool) {
 // field sets the member name of op to the value s reads next, or reports
 // that it cannot: a name Op does not have, or a value not of the field's
 // plain kind. bit is the field's own, to find a name given twice. name
-// stays bytes: a switch on string(name) does not copy it.
+// stays bytes: a switch on string(name) does not copy it. It is long
+// because it is one case per field of Op, each a line or two.
 func (f *fastDecoder) field(name []byte, s *flat, op *Op) (bit uint32, ok bool) {
 	i := -1
 	switch string(name) {
