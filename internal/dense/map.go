@@ -26,15 +26,6 @@ type Map[V any] struct {
 	n     int
 }
 
-// Get returns the value of k, if it has one.
-func (m *Map[V]) Get(k int) (V, bool) {
-	if p := m.Ptr(k); p != nil {
-		return *p, true
-	}
-	var zero V
-	return zero, false
-}
-
 // Ptr points at the value of k, nil when k has none; it stays valid
 // until the next Set or Delete.
 func (m *Map[V]) Ptr(k int) *V {
