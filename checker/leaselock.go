@@ -353,7 +353,7 @@ func (c leaseLockChecker) Part(in *Input, at PartAt) (any, any) {
 	}
 	w, _ := at.Carry.(*leaseLockCarry)
 	if w == nil {
-		w = &leaseLockCarry{chain: newPieceChain(modelFor(in.Reentrant), c.steps)}
+		w = &leaseLockCarry{chain: newPieceChain(in.Reentrant, c.steps)}
 	}
 	_, byKey := searchable(in.locks)
 	ls := slices.SortedFunc(slices.Values(byKey[at.Key]), func(a, b *lockOp) int { return cmp.Compare(a.call, b.call) })
@@ -504,7 +504,7 @@ func checkLeaseLock(locks []lockOp, faults []FaultWindow, steps int64, reentrant
 			defer wg.Done()
 			model := base.ToModel()
 			for i := range next {
-				results[i] = checkKey(base, model, byKey[keys[i]], steps)
+				results[i] = checkKey(reentrant, model, byKey[keys[i]], steps)
 			}
 		}()
 	}
@@ -558,8 +558,8 @@ func checkLeaseLock(locks []lockOp, faults []FaultWindow, steps int64, reentrant
 // checkKey decides one key, each search limited to steps (none when 0):
 // legal when it is legal piece by piece (see legalInPieces), otherwise by
 // one search of the whole key, unknown when that search spent its steps.
-func checkKey(base porcupine.NondeterministicModel, model porcupine.Model, ls []*lockOp, steps int64) keySearch {
-	c := newPieceChain(base, steps)
+func checkKey(reentrant bool, model porcupine.Model, ls []*lockOp, steps int64) keySearch {
+	c := newPieceChain(reentrant, steps)
 	if legalInPieces(c, ls) {
 		return keySearch{res: porcupine.Ok, steps: c.steps, most: c.most}
 	}
@@ -604,7 +604,7 @@ func legalInPieces(c *pieceChain, ls []*lockOp) bool {
 // before it can leave the key in. Each piece's search may take steps
 // model steps (none when 0).
 type pieceChain struct {
-	base       porcupine.NondeterministicModel
+	reentrant  bool
 	limit      int64
 	states     []any
 	piece      []lockOp
@@ -614,8 +614,8 @@ type pieceChain struct {
 	steps, most int64
 }
 
-func newPieceChain(base porcupine.NondeterministicModel, steps int64) *pieceChain {
-	return &pieceChain{base: base, limit: steps, states: []any{leaseState{}}, lastReturn: math.MinInt64}
+func newPieceChain(reentrant bool, steps int64) *pieceChain {
+	return &pieceChain{reentrant: reentrant, limit: steps, states: []any{leaseState{}}, lastReturn: math.MinInt64}
 }
 
 // add takes the next operations, sorted by invocation.
@@ -645,7 +645,7 @@ func (c *pieceChain) search() {
 	}
 	b := &stepBudget{limit: c.limit}
 	var ok bool
-	if c.states, ok = legalPiece(c.base, ps, c.states, b); !ok {
+	if c.states, ok = legalPiece(c.reentrant, ps, c.states, b); !ok {
 		c.failed = true
 	}
 	c.steps, c.most = c.steps+b.taken, max(c.most, b.taken)
@@ -662,8 +662,17 @@ func (c *pieceChain) finish() bool {
 
 // legalPiece searches one piece from the states init, its steps charged
 // to b, and returns the states its order found can leave the key in.
-func legalPiece(base porcupine.NondeterministicModel, piece []*lockOp, init []any, b *stepBudget) ([]any, bool) {
-	nm := base
+func legalPiece(reentrant bool, piece []*lockOp, init []any, b *stepBudget) ([]any, bool) {
+	if states, steps, ok := followPorcupine(piece, init, reentrant, b.limit); ok {
+		b.take(steps)
+		return states, true
+	}
+	return searchPiece(reentrant, piece, init, b)
+}
+
+// searchPiece is legalPiece's search by porcupine.
+func searchPiece(reentrant bool, piece []*lockOp, init []any, b *stepBudget) ([]any, bool) {
+	nm := modelFor(reentrant)
 	nm.Init = func() []any { return init }
 	model := nm.ToModel()
 	ops := porcupineOps(piece)
