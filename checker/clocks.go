@@ -28,16 +28,31 @@ func clientClocks(locks []lockOp) ([]lockOp, []Anomaly, []int32) {
 	}
 	var out []Anomaly
 	var dropped []int32
-	kept := locks[:0]
-	for _, l := range locks {
-		if sent, ok := asked[l.lease]; ok && l.f == history.Renew && l.call < sent {
+	early := func(l *lockOp) (int64, bool) {
+		if l.f != history.Renew {
+			return 0, false
+		}
+		sent, ok := asked[l.lease]
+		return sent, ok && l.call < sent
+	}
+	first := 0 // the first renewal dropped: before it, every operation is kept in place
+	for first < len(locks) {
+		if _, ok := early(&locks[first]); ok {
+			break
+		}
+		first++
+	}
+	kept := locks[:first]
+	for i := first; i < len(locks); i++ {
+		l := &locks[i]
+		if sent, ok := early(l); ok {
 			out = append(out, Anomaly{Kind: KindClientClock, At: l.call, Key: l.key, Leases: []string{l.lease},
 				Text: fmt.Sprintf("process %d stamped a renewal of lease %s at %s, before the harness sent that lease's acquire at %s: "+
 					"the client's clock disagrees with the host's, so its stamped events cannot be placed", l.process, l.lease, at(l.call), at(sent))})
 			dropped = append(dropped, l.invIndex)
 			continue
 		}
-		kept = append(kept, l)
+		kept = append(kept, *l)
 	}
 	return kept, out, dropped
 }

@@ -87,47 +87,70 @@ func (s leaseState) String() string {
 // info acquires, which return at infinity and so may take the lock over any
 // lease: their own lease must not then be dated from their invocation, or
 // it would look expired early and excuse the next grant.
-func grant(s leaseState, in lockInput, out lockOutput) []any {
+func grant(s leaseState, in lockInput, out lockOutput) (leaseState, bool) {
 	from := max(in.Call, s.Floor)
 	if s.Held && s.Lease != in.Lease {
 		from = max(from, s.Earliest)
 	}
 	from = max(from, s.Granted)
 	if from > out.Return {
-		return nil
+		return leaseState{}, false
 	}
 	count := 0 // only a reentrant holder counts its holds
 	if in.Reentrant {
 		count = 1
 	}
-	return []any{leaseState{Held: true, Lease: in.Lease, Client: in.Client, Count: count, TTL: in.TTL, Granted: from,
-		Earliest: expiry(from, in.TTL), Latest: expiry(out.Return, in.TTL), Floor: from}}
+	return leaseState{Held: true, Lease: in.Lease, Client: in.Client, Count: count, TTL: in.TTL, Granted: from,
+		Earliest: expiry(from, in.TTL), Latest: expiry(out.Return, in.TTL), Floor: from}, true
 }
 
 // renewal moves the expiry of the holder's own lease, renewed no earlier
 // than its invocation nor than the lease's grant (nothing when it returned
 // before that). Without a TTL of its own a renewal reuses the lease's.
-func renewal(s leaseState, in lockInput, out lockOutput) []any {
+func renewal(s leaseState, in lockInput, out lockOutput) (leaseState, bool) {
 	ttl := firstOf(in.TTL, s.TTL)
 	s.Granted = max(in.Call, s.Granted, s.Floor)
 	if s.Granted > out.Return {
-		return nil
+		return leaseState{}, false
 	}
 	s.Earliest, s.Latest, s.Floor = expiry(s.Granted, ttl), expiry(out.Return, ttl), s.Granted
-	return []any{s}
+	return s, true
 }
 
 // stepLease lists every state the key can be in after the operation, none
-// when the operation cannot have happened. Fail is always legal and changes
-// nothing: locks fail for reasons other than the key being held (a lost
-// Redlock quorum, "not ours" on release), and failing to make progress is a
-// liveness matter. Info may or may not have taken effect, so both outcomes
-// are kept.
+// when the operation cannot have happened (stepLeaseInto, boxed for
+// porcupine).
 func stepLease(s leaseState, in lockInput, out lockOutput) []any {
-	if out.Type == history.Fail {
-		return []any{s}
+	var buf [3]leaseState
+	next := stepLeaseInto(buf[:0], s, in, out)
+	if len(next) == 0 {
+		return nil
 	}
-	var took []any
+	boxed := make([]any, len(next))
+	for i, n := range next {
+		boxed[i] = n
+	}
+	return boxed
+}
+
+// stepLeaseInto appends to dst every state the key can be in after the
+// operation, none when the operation cannot have happened. Fail is always
+// legal and changes nothing: locks fail for reasons other than the key
+// being held (a lost Redlock quorum, "not ours" on release), and failing
+// to make progress is a liveness matter. Info may or may not have taken
+// effect, so both outcomes are kept, the state before first.
+func stepLeaseInto(dst []leaseState, s leaseState, in lockInput, out lockOutput) []leaseState {
+	if out.Type == history.Fail {
+		return append(dst, s)
+	}
+	if out.Type == history.Info {
+		dst = append(dst, s)
+	}
+	add := func(n leaseState, ok bool) {
+		if ok {
+			dst = append(dst, n)
+		}
+	}
 	mine := s.Held && s.Lease == in.Lease
 	if in.Reentrant {
 		mine = s.Held && s.Client == in.Client
@@ -138,35 +161,30 @@ func stepLease(s leaseState, in lockInput, out lockOutput) []any {
 		// the server resets the TTL. Once it may have expired, the acquire
 		// may be a fresh grant to the same client instead.
 		if max(in.Call, s.Floor, s.Granted) <= s.Latest {
-			if took = renewal(s, in, out); len(took) > 0 {
-				r := took[0].(leaseState)
+			if r, ok := renewal(s, in, out); ok {
 				r.Count++
-				took[0] = r
+				dst = append(dst, r)
 			}
 		}
-		took = append(took, grant(s, in, out)...)
+		add(grant(s, in, out))
 	case in.F == history.Acquire:
-		took = grant(s, in, out)
+		add(grant(s, in, out))
 	case in.F == history.Release && in.Reentrant && mine && s.Count > 1 && max(in.Call, s.Floor, s.Granted) <= s.Latest:
 		// One hold fewer; the server resets the TTL of those left.
-		if took = renewal(s, in, out); len(took) > 0 {
-			r := took[0].(leaseState)
+		if r, ok := renewal(s, in, out); ok {
 			r.Count--
-			took[0] = r
+			dst = append(dst, r)
 		}
 	case in.F == history.Release:
 		if at := max(in.Call, s.Floor); mine && at <= out.Return {
-			took = []any{leaseState{Floor: at}}
+			dst = append(dst, leaseState{Floor: at})
 		}
 	case in.F == history.Renew:
 		if mine {
-			took = renewal(s, in, out)
+			add(renewal(s, in, out))
 		}
 	}
-	if out.Type == history.Info {
-		return append([]any{s}, took...)
-	}
-	return took
+	return dst
 }
 
 var stateSeed = maphash.MakeSeed()

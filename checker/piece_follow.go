@@ -1,6 +1,9 @@
 package checker
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // Most pieces of a key (legalPiece) are legal in the first order
 // porcupine tries: the search walks its time-ordered events, places each
@@ -64,8 +67,11 @@ func followPorcupine(piece []*lockOp, init []any, reentrant bool, limit int64) (
 			prev[next[i]] = prev[i]
 		}
 	}
-	cur := mergeStates(init)
-	var buf []any
+	cur := make([]leaseState, 0, len(init))
+	for _, s := range init {
+		cur = mergeState(cur, s.(leaseState))
+	}
+	var buf, merged []leaseState
 	for e := next[0]; next[0] >= 0; {
 		ev := events[e-1]
 		if ev.ret {
@@ -80,36 +86,34 @@ func followPorcupine(piece []*lockOp, init []any, reentrant bool, limit int64) (
 		in.Reentrant = reentrant
 		buf = buf[:0]
 		for _, s := range cur {
-			buf = append(buf, stepLease(s.(leaseState), in, out)...)
+			buf = stepLeaseInto(buf, s, in, out)
 		}
 		if len(buf) == 0 {
 			e = next[e]
 			continue
 		}
-		cur = mergeStates(buf)
+		merged = merged[:0]
+		for _, s := range buf {
+			merged = mergeState(merged, s)
+		}
+		cur, merged = merged, cur
 		unlink(e)
 		unlink(retNode[ev.id])
 		e = next[0]
 	}
-	return cur, steps, true
+	states = make([]any, len(cur))
+	for i, s := range cur {
+		states[i] = s
+	}
+	return states, steps, true
 }
 
-// mergeStates is porcupine's merge of a power-set model's states: each
-// state once, in the order first seen (leaseState compares with ==, as
-// porcupine's default Equal does), in a new slice.
-func mergeStates(states []any) []any {
-	out := make([]any, 0, len(states))
-	for _, s := range states {
-		seen := false
-		for _, u := range out {
-			if u == s {
-				seen = true
-				break
-			}
-		}
-		if !seen {
-			out = append(out, s)
-		}
+// mergeState adds s to states unless it is there: porcupine's merge of a
+// power-set model's states keeps each once, in the order first seen
+// (leaseState compares with ==, as porcupine's default Equal does).
+func mergeState(states []leaseState, s leaseState) []leaseState {
+	if slices.Contains(states, s) {
+		return states
 	}
-	return out
+	return append(states, s)
 }
