@@ -133,9 +133,11 @@ func (w *liveWindows) spans(locks []lockOp, holds []Hold, end int64) (cover, ref
 	for _, h := range holds {
 		cover = append(cover, span{h.AcquiredAt, h.Until})
 	}
-	last = map[int64]string{}
-	by = map[string]int{}
-	released = map[string]history.Type{}
+	// Sized for a lease per two operations, as refreshesOf's.
+	leases := len(locks) / 2
+	last = make(map[int64]string, leases)
+	by = make(map[string]int, leases)
+	released = make(map[string]history.Type, leases)
 	for i := range locks {
 		l := &locks[i]
 		switch effect, sp := liveEffectOf(l, end); effect {

@@ -99,7 +99,8 @@ func grantedEarlier(earlier func(lease string) (int, bool), lease string) bool {
 // badReleasesAfter is badReleases where leases earlier also granted the key
 // (a window's leases still open from before it: window.go); nil for none.
 func badReleasesAfter(in *Input, earlier func(lease string) (int, bool)) []BadRelease {
-	granted := map[leaseID]bool{}
+	// Sized for a lease per two operations, as refreshesOf's.
+	granted := make(map[leaseID]bool, len(in.locks)/2)
 	for i := range in.locks {
 		if l := &in.locks[i]; l.f == history.Acquire && l.outcome != history.Fail {
 			granted[leaseID{l.key, l.lease}] = true
@@ -107,7 +108,7 @@ func badReleasesAfter(in *Input, earlier func(lease string) (int, bool)) []BadRe
 	}
 	// A lease's key is surely gone a TTL after the last grant or renewal
 	// of it that may have landed came back.
-	goneBy := map[string]int64{}
+	goneBy := make(map[string]int64, len(in.locks)/2)
 	for i := range in.locks {
 		if l := &in.locks[i]; (l.f == history.Acquire || l.f == history.Renew) && l.outcome != history.Fail {
 			goneBy[l.lease] = max(goneBy[l.lease], expiry(l.done, l.ttl))
