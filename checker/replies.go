@@ -204,14 +204,16 @@ type refresh struct {
 // returns those bounds for the leases of this part too.
 func badReplies(in *Input, carried repliesCarry) ([]BadReply, map[string]int64) {
 	locks := in.locks
-	byLease, clients, first := refreshesOf(locks)
+	byLease := refreshesOf(locks)
+	var one [1]string // shared's answer without re-entry, made once
 	shared := func(lease string) []string {
 		if !in.Reentrant {
-			return []string{lease}
+			one[0] = lease
+			return one[:]
 		}
 		var out []string
-		for other, o := range clients {
-			if o == clients[lease] {
+		for other, o := range byLease {
+			if o.owner == byLease[lease].ownerOf() {
 				out = append(out, other)
 			}
 		}
@@ -223,7 +225,7 @@ func badReplies(in *Input, carried repliesCarry) ([]BadReply, map[string]int64) 
 		bound := int64(0)
 		for _, ls := range shared(lease) {
 			bound = max(bound, carried[ls])
-			for _, r := range byLease[ls] {
+			for _, r := range byLease[ls].refreshesOf() {
 				if r.self != self && r.call < t {
 					bound = max(bound, expiry(r.done, r.ttl))
 				}
@@ -245,7 +247,8 @@ func badReplies(in *Input, carried repliesCarry) ([]BadReply, map[string]int64) 
 		}
 		b := BadReply{Key: l.key, Lease: l.lease, Process: int(l.process), Call: callOf(l), Invoked: l.call, Began: l.began, Done: l.done, Index: int(l.invIndex)}
 		gone := goneBy(l.lease, l.done, i)
-		since := min(first[l.lease], carriedSince(carried, l.lease, first[l.lease]))
+		first := byLease[l.lease].firstOf()
+		since := min(first, carriedSince(carried, l.lease, first))
 		afterExpiry := gone > 0 && gone != never && l.start() > gone+expiryMargin(l.ttl) && !clockFaultDuring(in.Faults, since, l.done)
 		u, ok := untils[l.key]
 		if !ok {
@@ -271,9 +274,11 @@ func badReplies(in *Input, carried repliesCarry) ([]BadReply, map[string]int64) 
 		}
 	}
 	found = append(found, storms(locks)...)
-	bounds := map[string]int64{}
-	for lease := range byLease {
-		bounds[lease] = goneBy(lease, never, -1)
+	bounds := make(map[string]int64, len(byLease)+len(carried))
+	for lease, facts := range byLease {
+		if len(facts.refreshes) > 0 {
+			bounds[lease] = goneBy(lease, never, -1)
+		}
 	}
 	for lease, t := range carried {
 		if _, ok := bounds[lease]; !ok {
@@ -290,33 +295,63 @@ type leaseOwner struct {
 	key    string
 }
 
-// refreshesOf are the refreshes that may have reached Redis, per lease, by
-// invocation, with each lease's owner and its first invocation in the part.
-func refreshesOf(locks []lockOp) (byLease map[string][]refresh, owners map[string]leaseOwner, first map[string]int64) {
+// leaseFacts are what badReplies reads of one lease in a part: its
+// refreshes that may have reached Redis, its client and key (owner), and
+// when it was first invoked.
+type leaseFacts struct {
+	refreshes []refresh
+	owner     leaseOwner
+	first     int64
+}
+
+// The facts of a lease the part does not name are none.
+func (f *leaseFacts) refreshesOf() []refresh {
+	if f == nil {
+		return nil
+	}
+	return f.refreshes
+}
+
+func (f *leaseFacts) ownerOf() leaseOwner {
+	if f == nil {
+		return leaseOwner{}
+	}
+	return f.owner
+}
+
+func (f *leaseFacts) firstOf() int64 {
+	if f == nil {
+		return 0
+	}
+	return f.first
+}
+
+// refreshesOf are the facts of each lease of locks: the refreshes (grants
+// and renewals) that may have reached Redis, the client and key that
+// own it, and when its first operation was invoked.
+func refreshesOf(locks []lockOp) map[string]*leaseFacts {
 	// Sized for a lease per two operations (an acquire and its release),
-	// so that a window's maps rarely grow while filled.
-	leases := len(locks) / 2
-	byLease = make(map[string][]refresh, leases)
-	owners = make(map[string]leaseOwner, leases)
-	first = make(map[string]int64, leases)
+	// so that a window's map rarely grows while filled.
+	byLease := make(map[string]*leaseFacts, len(locks)/2)
 	for i := range locks {
 		l := &locks[i]
 		if l.process < 0 || l.lease == "" {
 			continue
 		}
-		if _, ok := first[l.lease]; !ok {
-			first[l.lease] = l.call
-			owners[l.lease] = leaseOwner{l.client, l.key}
+		facts := byLease[l.lease]
+		if facts == nil {
+			facts = &leaseFacts{owner: leaseOwner{l.client, l.key}, first: l.call}
+			byLease[l.lease] = facts
 		}
 		if (l.f == history.Acquire || l.f == history.Renew) && l.outcome != history.Fail {
 			done := l.done
 			if !l.completed() {
 				done = never
 			}
-			byLease[l.lease] = append(byLease[l.lease], refresh{call: l.call, done: done, ttl: l.ttlLongest(), least: l.ttlShortest(), self: i})
+			facts.refreshes = append(facts.refreshes, refresh{call: l.call, done: done, ttl: l.ttlLongest(), least: l.ttlShortest(), self: i})
 		}
 	}
-	return byLease, owners, first
+	return byLease
 }
 
 // carriedSince is when a lease carried from an earlier window began at
@@ -381,13 +416,13 @@ func otherHolder(holds []Hold, until []int64, l *lockOp, reentrant bool) *Hold {
 // command ran after that), no other lease acquired or released the key
 // since the grant (another's bad release may have deleted it), and no
 // fault or failover that can remove a key came between.
-func falseNo(in *Input, l *lockOp, shared func(string) []string, byLease map[string][]refresh) (BadReply, bool) {
+func falseNo(in *Input, l *lockOp, shared func(string) []string, byLease map[string]*leaseFacts) (BadReply, bool) {
 	if l.process < 0 || l.f != history.Release || l.outcome != history.Fail || !l.refused {
 		return BadReply{}, false
 	}
 	granted, heldUntil := int64(never), int64(0)
 	for _, ls := range shared(l.lease) {
-		for _, r := range byLease[ls] {
+		for _, r := range byLease[ls].refreshesOf() {
 			if o := &in.locks[r.self]; o.outcome == history.OK && r.done <= l.start() {
 				granted, heldUntil = min(granted, r.call), max(heldUntil, expiry(r.call, r.least))
 			}
