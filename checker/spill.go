@@ -183,10 +183,14 @@ func (s *spill) reader(i int) *spillReader {
 	r := &spillReader{keys: s.keys}
 	if b := s.buckets[i]; b != nil {
 		r.left = b.n
-		r.br = bufio.NewReaderSize(io.NewSectionReader(b.f, 0, math.MaxInt64), 64<<10)
+		r.src = io.NewSectionReader(b.f, 0, math.MaxInt64)
+		r.buf = make([]byte, 0, spillReadSize)
 	}
 	return r
 }
+
+// spillReadSize is how much of a bucket is read back at once.
+const spillReadSize = 256 << 10
 
 // loadKeys reads back the lock operations of the keys of bucket i that
 // want picks, each key's in invocation order as Input.locks holds them.
@@ -218,12 +222,14 @@ func (s *spill) loadKeys(i int, want func(id uint32) bool) (map[string][]lockOp,
 var errSpillCorrupt = errors.New("corrupt record")
 
 // spillReader decodes a bucket's records in the order written
-// (completion order); the first error sticks.
+// (completion order), from a buffer it refills; the first error sticks.
 type spillReader struct {
-	br   *bufio.Reader
+	src  io.Reader
 	keys []string
-	left int // records still to read
-	buf  []byte
+	left int    // records still to read
+	buf  []byte // read, from pos on not yet decoded
+	pos  int
+	eof  bool
 	err  error
 }
 
@@ -236,9 +242,9 @@ func (r *spillReader) next() (l lockOp, id uint32, cut bool, ok bool) {
 	}
 	r.left--
 	id64 := r.uvarint()
-	var head [3]byte
+	var head []byte
 	if r.err == nil {
-		_, r.err = io.ReadFull(r.br, head[:])
+		head = r.bytes(3)
 	}
 	if r.err != nil || id64 >= uint64(len(r.keys)) || int(head[0]) >= len(fCodes) || int(head[1]) >= len(typeCodes) {
 		r.err = fmt.Errorf("reading back the spilled history: %w", cmp.Or(r.err, errSpillCorrupt))
@@ -258,34 +264,64 @@ func (r *spillReader) next() (l lockOp, id uint32, cut bool, ok bool) {
 	return l, id, head[2]&cutFlag != 0, true
 }
 
-// uvarint is binary.ReadUvarint's loop on the concrete reader: through
-// io.ByteReader, a call per byte was a tenth of reading the spill back.
+// fill makes at least n bytes from pos on buffered, unless the bucket
+// ends first.
+func (r *spillReader) fill(n int) {
+	if len(r.buf)-r.pos >= n || r.eof {
+		return
+	}
+	r.buf = r.buf[:copy(r.buf, r.buf[r.pos:])]
+	r.pos = 0
+	if cap(r.buf) < n {
+		r.buf = append(make([]byte, 0, n+spillReadSize), r.buf...)
+	}
+	for len(r.buf) < n && !r.eof {
+		k, err := r.src.Read(r.buf[len(r.buf):cap(r.buf)])
+		r.buf = r.buf[:len(r.buf)+k]
+		switch {
+		case err == io.EOF:
+			r.eof = true
+		case err != nil:
+			r.err = err
+			return
+		}
+	}
+}
+
+// bytes are the next n bytes, if the bucket has them.
+func (r *spillReader) bytes(n int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if len(r.buf)-r.pos < n {
+		r.fill(n)
+		if len(r.buf)-r.pos < n {
+			r.err = cmp.Or(r.err, io.ErrUnexpectedEOF)
+			return nil
+		}
+	}
+	b := r.buf[r.pos : r.pos+n]
+	r.pos += n
+	return b
+}
+
 func (r *spillReader) uvarint() uint64 {
 	if r.err != nil {
 		return 0
 	}
-	var x uint64
-	var s uint
-	for i := range binary.MaxVarintLen64 {
-		b, err := r.br.ReadByte()
-		if err != nil {
-			if i > 0 && err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			r.err = err
-			return x
-		}
-		if b < 0x80 {
-			if i == binary.MaxVarintLen64-1 && b > 1 {
-				r.err = errSpillCorrupt
-				return x
-			}
-			return x | uint64(b)<<s
-		}
-		x |= uint64(b&0x7f) << s
-		s += 7
+	if len(r.buf)-r.pos < binary.MaxVarintLen64 {
+		r.fill(binary.MaxVarintLen64) // fewer at the bucket's end
 	}
-	r.err = errSpillCorrupt
+	x, n := binary.Uvarint(r.buf[r.pos:])
+	switch {
+	case n == 0:
+		r.err = io.ErrUnexpectedEOF
+		return 0
+	case n < 0:
+		r.err = errSpillCorrupt
+		return 0
+	}
+	r.pos += n
 	return x
 }
 
@@ -308,15 +344,5 @@ func (r *spillReader) str() string {
 		r.err = errSpillCorrupt
 		return ""
 	}
-	if n == 0 {
-		return ""
-	}
-	if cap(r.buf) < int(n) {
-		r.buf = make([]byte, n)
-	}
-	b := r.buf[:n]
-	if _, r.err = io.ReadFull(r.br, b); r.err != nil {
-		return ""
-	}
-	return string(b)
+	return string(r.bytes(int(n)))
 }
