@@ -3,9 +3,11 @@ package history_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -217,4 +219,54 @@ func TestScanAcrossBatches(t *testing.T) {
 	})
 	require.ErrorIs(t, err, stop)
 	require.Equal(t, 10, seen)
+}
+
+// Batches are read straight from the reader in blocks, the part line at a
+// block's end carried to the next: whatever sizes the reader hands out,
+// blank and CRLF lines count as lines, a bad line is named by its number,
+// a line longer than a block is read whole and one longer than 16MB is
+// refused by number.
+func TestScanReadsLinesWhateverTheReadSizes(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, historytest.WriteJSONL(&buf, historytest.Generate(historytest.Config{Seed: 4, Keys: 3, Clients: 6, Ops: 3000}).Ops))
+	lines := strings.SplitAfter(buf.String(), "\n")
+	lines = lines[:len(lines)-1]
+	// A blank line after line 10, and CRLF endings from line 20 on.
+	mixed := append(slices.Clone(lines[:10]), "\n")
+	for _, l := range lines[10:] {
+		mixed = append(mixed, strings.TrimSuffix(l, "\n")+"\r\n")
+	}
+	text := strings.Join(mixed, "")
+	for name, r := range map[string]func() io.Reader{
+		"whole":       func() io.Reader { return strings.NewReader(text) },
+		"byte a time": func() io.Reader { return iotest.OneByteReader(strings.NewReader(text)) },
+		"half blocks": func() io.Reader { return iotest.HalfReader(strings.NewReader(text)) },
+	} {
+		n := 0
+		_, err := history.Scan(r(), func(op *history.Op, _ int) error {
+			require.Equal(t, n, op.Index, name)
+			n++
+			return nil
+		})
+		require.NoError(t, err, name)
+		require.Equal(t, len(lines), n, name)
+	}
+	bad := slices.Clone(mixed)
+	bad[2500] = `{"index":2499,"oops":1}` + "\n"
+	_, err := history.Scan(iotest.HalfReader(strings.NewReader(strings.Join(bad, ""))), func(*history.Op, int) error { return nil })
+	require.ErrorContains(t, err, "line 2501: not a history operation", "the blank line counts")
+
+	long := `{"index":0,"time":1,"type":"invoke","process":0,"f":"acquire","key":"k","lease":"p0.1","ttl":5,"owner":"` + strings.Repeat("x", 300<<10) + `"}` + "\n"
+	n := 0
+	_, err = history.Scan(iotest.HalfReader(strings.NewReader(long)), func(op *history.Op, _ int) error {
+		n++
+		require.Len(t, op.Owner, 300<<10)
+		return nil
+	})
+	require.NoError(t, err, "a line longer than a block is read whole")
+	require.Equal(t, 1, n)
+
+	huge := lines[0] + strings.Repeat(" ", 17<<20) + "\n"
+	_, err = history.Scan(strings.NewReader(huge), func(*history.Op, int) error { return nil })
+	require.ErrorContains(t, err, "line 2: longer than 16MB")
 }

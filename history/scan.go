@@ -1,12 +1,11 @@
 package history
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/go-json-experiment/json"
@@ -64,9 +63,13 @@ func Scan(r io.Reader, fn func(op *Op, n int) error) (Tail, error) {
 	return tail, nil
 }
 
-// batchLines is how many lines go to a decoder at once: enough to make
-// the hand-off cheap, few enough that the batches in flight stay small.
-const batchLines = 512
+// batchBytes is about how much of the history goes to a decoder at
+// once: enough to make the hand-off cheap, little enough that the batches
+// in flight stay small.
+const batchBytes = 64 << 10
+
+// maxLine bounds a line: a longer one is not an operation.
+const maxLine = 16 << 20
 
 type scan struct {
 	work, ordered chan *batch
@@ -78,8 +81,9 @@ type scan struct {
 // their operations or decoding errors.
 type batch struct {
 	firstLine int
-	data      []byte  // the lines, copied out of the reader's buffer
-	ends      []int   // the end of each line in data
+	data      []byte  // whole lines, each with its newline but a cut last one
+	lines     int     // how many
+	ends      []int   // the end of each line in data, found by the decoder
 	ops       []Op    // decoded, one per line
 	errs      []error // the decoding or validation error of each line
 	blank     []bool  // empty lines, skipped
@@ -96,6 +100,15 @@ func (b *batch) line(i int) []byte {
 }
 
 func (b *batch) decode(fast *fastDecoder) {
+	b.ends = b.ends[:0]
+	for at := 0; at < len(b.data); {
+		end := bytes.IndexByte(b.data[at:], '\n') + 1
+		if end == 0 {
+			end = len(b.data) - at // the cut last line
+		}
+		at += end
+		b.ends = append(b.ends, at)
+	}
 	n := len(b.ends)
 	b.ops, b.errs, b.blank = grow(b.ops, n), grow(b.errs, n), grow(b.blank, n)
 	for i := range n {
@@ -134,28 +147,12 @@ type errNotOp struct {
 
 func (e errNotOp) Error() string { return "not a history operation: " + e.err.Error() }
 
-// read splits r into batches of lines, in order, until r ends or the
-// consumer stops.
+// read splits r into batches of whole lines, in order, until r ends or
+// the consumer stops. Each batch is read straight into its own buffer;
+// the part line it ends with is carried to the next.
 func (s *scan) read(r io.Reader) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 256*1024), 16*1024*1024)
-	unterminated := false
-	sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			return i + 1, data[:i], nil
-		}
-		if atEOF && len(data) > 0 {
-			unterminated = true
-			return len(data), data, nil
-		}
-		return 0, nil, nil
-	})
-	line := 0
-	next := func() *batch {
-		b := s.free.Get().(*batch)
-		b.firstLine, b.data, b.ends, b.cut, b.done = line+1, b.data[:0], b.ends[:0], false, make(chan struct{})
-		return b
-	}
+	line := 0 // lines sent
+	var carry []byte
 	send := func(b *batch) bool {
 		select {
 		case <-s.stop:
@@ -170,27 +167,52 @@ func (s *scan) read(r io.Reader) error {
 		s.work <- b
 		return true
 	}
-	b := next()
-	for sc.Scan() {
-		line++
-		b.data = append(b.data, sc.Bytes()...)
-		b.ends = append(b.ends, len(b.data))
-		if len(b.ends) == batchLines {
-			if !send(b) {
-				return nil
+	for eof := false; !eof; {
+		b := s.free.Get().(*batch)
+		b.firstLine, b.cut, b.done = line+1, false, make(chan struct{})
+		b.data = append(b.data[:0], carry...)
+		whole := 0 // the complete lines end here
+		for whole == 0 && !eof {
+			if cap(b.data)-len(b.data) < batchBytes/2 {
+				b.data = slices.Grow(b.data, batchBytes)
 			}
-			b = next()
+			n, err := r.Read(b.data[len(b.data):cap(b.data)])
+			from := len(b.data)
+			b.data = b.data[:from+n]
+			switch {
+			case err == io.EOF:
+				eof = true
+			case err != nil:
+				return fmt.Errorf("line %d: %w", line+bytes.Count(b.data[:from], []byte{'\n'})+1, err)
+			}
+			// Only the batch's first line can have grown past a block.
+			if i := bytes.IndexByte(b.data[from:], '\n'); i >= 0 && from+i <= maxLine {
+				whole = from + bytes.LastIndexByte(b.data[from:], '\n') + 1
+			} else if len(b.data) > maxLine {
+				return fmt.Errorf("line %d: longer than 16MB: not a history operation", line+1)
+			}
 		}
-	}
-	b.cut = unterminated
-	if len(b.ends) > 0 && !send(b) {
-		return nil
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return fmt.Errorf("line %d: longer than 16MB: not a history operation", line+1)
+		if eof && len(b.data)-whole > maxLine {
+			return fmt.Errorf("line %d: longer than 16MB: not a history operation", line+bytes.Count(b.data[:whole], []byte{'\n'})+1)
 		}
-		return fmt.Errorf("line %d: %w", line+1, err)
+		if eof && whole < len(b.data) {
+			whole = len(b.data) // a last line without its newline
+			b.cut = true
+		}
+		carry = append(carry[:0], b.data[whole:]...)
+		b.data = b.data[:whole]
+		b.lines = bytes.Count(b.data, []byte{'\n'})
+		if b.cut {
+			b.lines++
+		}
+		line += b.lines
+		if b.lines == 0 {
+			s.free.Put(b)
+			continue
+		}
+		if !send(b) {
+			return nil
+		}
 	}
 	return nil
 }
