@@ -40,6 +40,9 @@ func TestSpillReadsBackWhatItWrote(t *testing.T) {
 		}
 		require.NoError(t, r.err)
 	}
+	for i := range ops {
+		ops[i].harnessLease() // read back with the lease's name read
+	}
 	require.ElementsMatch(t, ops, got)
 	require.ElementsMatch(t, []bool{false, false, true}, cuts, "k's last completion leaves it open (an info), j's closes it")
 }
