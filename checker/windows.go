@@ -102,6 +102,8 @@ type holdReplay struct {
 	open      map[string]*openLease
 	// mine is each client's open leases of each key, for re-entry.
 	mine map[keyHolder]map[string]*openLease
+	// free are leases closed, for the next acquires to reuse.
+	free []*openLease
 }
 
 type keyHolder struct {
@@ -149,7 +151,8 @@ func (r *holdReplay) replay(locks []lockOp) {
 			if l != nil {
 				continue // one grant per lease id (leaseBook refuses a second)
 			}
-			o := &openLease{
+			o := r.newLease()
+			*o = openLease{
 				key: op.key,
 				hold: Hold{Lease: op.lease, Process: int(op.process), Owner: op.owner, Fence: op.fence,
 					AcquiredAt: ev.time, AcquireIndex: int(ev.index), Client: int(op.client)},
@@ -192,12 +195,23 @@ func (r *holdReplay) replay(locks []lockOp) {
 				if reentrant {
 					delete(r.mine[keyHolder{op.client, op.key}], op.lease)
 				}
+				r.free = append(r.free, l) // nothing points at it now
 			}
 			if reentrant && op.f == history.Release && op.outcome == history.OK {
 				r.extend(op, op.lease) // the holds left, if any, got a new TTL
 			}
 		}
 	}
+}
+
+// newLease is a lease to fill, one closed before if there is one.
+func (r *holdReplay) newLease() *openLease {
+	if n := len(r.free); n > 0 {
+		l := r.free[n-1]
+		r.free = r.free[:n-1]
+		return l
+	}
+	return new(openLease)
 }
 
 // closeAll ends the replay at the history's end: the leases still open
