@@ -76,6 +76,8 @@ type lockOp struct {
 	// client is the client the lease belongs to: its owner's first
 	// process (successors continue it; a watchdog renews for it).
 	client int32
+	// keyID is the key's number, in the order the reading first saw it.
+	keyID uint32
 	// leaseNM is the lease's harness name pN.M read once (harnessLease):
 	// N<<32 | M, plus one; -1 for a lease the harness did not name so; 0
 	// until read.
@@ -161,7 +163,8 @@ type inputBuilder struct {
 	open        dense.Map[openRecord]
 	openNemesis map[int]openRecord
 	procs       dense.Map[struct{}]
-	keys        map[string]string // interned lock keys
+	keys        map[string]uint32 // each lock key's number, in the order first seen
+	keyNames    []string          // the lock keys by number: one string each
 	nemesisOp   []history.Op
 	leases      *leaseBook
 	// spill, when set, takes each lock operation once it completes
@@ -188,7 +191,7 @@ const (
 // make room for (a guess is fine: it saves growing a large slice).
 func newInputBuilder(keepPairs bool, lockHint int) *inputBuilder {
 	in := &Input{locks: make([]lockOp, 0, lockHint)}
-	return &inputBuilder{in: in, keepPairs: keepPairs, openNemesis: map[int]openRecord{}, keys: map[string]string{}, leases: newLeaseBook()}
+	return &inputBuilder{in: in, keepPairs: keepPairs, openNemesis: map[int]openRecord{}, keys: map[string]uint32{}, leases: newLeaseBook()}
 }
 
 // add takes op, operation number n of the history (history.Pairer's).
@@ -281,16 +284,18 @@ func (b *inputBuilder) invoke(op *history.Op, n int) {
 		if op.F == history.Lost && op.Process >= 0 {
 			in.stats.Losses++ // and in the lock view: it ends the holder's window
 		}
-		key, ok := b.keys[op.Key]
+		id, ok := b.keys[op.Key]
 		if !ok {
-			key = op.Key
-			b.keys[key] = key
+			id = uint32(len(b.keyNames))
+			b.keys[op.Key] = id
+			b.keyNames = append(b.keyNames, op.Key)
 		}
-		l := lockOp{f: op.F, outcome: history.Info, key: key, lease: op.Lease, owner: op.Owner,
+		key := b.keyNames[id]
+		l := lockOp{f: op.F, outcome: history.Info, key: key, keyID: id, lease: op.Lease, owner: op.Owner,
 			call: op.Time, done: noCompletion, ttl: op.TTL, fence: op.Fence,
 			invIndex: int32(op.Index), doneIndex: -1, process: int32(op.Process), client: b.leases.client(op), via: op.Via}
 		if b.spill != nil {
-			b.spill.opened(key)
+			b.spill.opened(&l)
 			b.open.Set(op.Process, openRecord{kind: lockRecord, lock: l})
 			return
 		}

@@ -24,8 +24,7 @@ type spill struct {
 	// keys are the keys in the order first seen; a key's bucket is its
 	// place in that order modulo the bucket count, so buckets hold
 	// about as many keys each.
-	keys  []string
-	keyID map[string]uint32
+	keys []string
 	// count is how many records each key has, so that load makes each
 	// key's slice once at its size.
 	count []int
@@ -46,7 +45,7 @@ type spillBucket struct {
 // each); with more keys than buckets a bucket holds several keys.
 const spillBuckets = 64
 
-func newSpill() *spill { return &spill{keyID: map[string]uint32{}} }
+func newSpill() *spill { return &spill{} }
 
 // close releases the spill's files (already unlinked: see put).
 func (s *spill) close() {
@@ -63,21 +62,16 @@ var (
 	typeCodes = []history.Type{history.Invoke, history.OK, history.Fail, history.Info}
 )
 
-// id is key's number, given on first sight.
-func (s *spill) id(key string) uint32 {
-	id, ok := s.keyID[key]
-	if !ok {
-		id = uint32(len(s.keys))
-		s.keys = append(s.keys, key)
-		s.keyID[key] = id
+// opened counts an operation invoked on l's key, numbered by the reading
+// (lockOp.keyID) in the order first seen, as the spill numbers its keys.
+func (s *spill) opened(l *lockOp) {
+	if int(l.keyID) == len(s.keys) {
+		s.keys = append(s.keys, l.key)
 		s.count = append(s.count, 0)
 		s.open = append(s.open, 0)
 	}
-	return id
+	s.open[l.keyID]++
 }
-
-// opened counts an operation invoked on key.
-func (s *spill) opened(key string) { s.open[s.id(key)]++ }
 
 // put writes l out, once it completed or the history ended; the first
 // error sticks and is returned by flush.
@@ -85,7 +79,7 @@ func (s *spill) put(l *lockOp) {
 	if s.err != nil {
 		return
 	}
-	id := s.id(l.key)
+	id := l.keyID
 	s.count[id]++
 	s.open[id]--
 	flags := b2byte(l.refused) | viaFlags(l.via)
@@ -251,7 +245,7 @@ func (r *spillReader) next() (l lockOp, id uint32, cut bool, ok bool) {
 		return l, 0, false, false
 	}
 	id = uint32(id64)
-	l.key = r.keys[id]
+	l.key, l.keyID = r.keys[id], id
 	l.f, l.outcome, l.refused, l.via = fCodes[head[0]], typeCodes[head[1]], head[2]&1 == 1, viaOf(head[2])
 	l.call, l.done, l.ttl, l.fence, l.queued = r.varint(), r.varint(), r.varint(), r.varint(), r.varint()
 	l.invIndex, l.doneIndex, l.process, l.client, l.began = int32(r.varint()), int32(r.varint()), int32(r.varint()), int32(r.varint()), r.varint()

@@ -18,10 +18,10 @@ func TestSpillReadsBackWhatItWrote(t *testing.T) {
 	ops := []lockOp{
 		{f: history.Acquire, outcome: history.OK, key: "k", lease: "p1.1", owner: "tok", call: 1, done: 2, ttl: 30, fence: 7, invIndex: 0, doneIndex: 1, process: 1, client: 1},
 		{f: history.Renew, outcome: history.Info, key: "k", lease: "p1.1", call: -3, done: noCompletion, invIndex: 2, doneIndex: -1, process: 9, client: 1, via: history.ViaExtend, began: 5},
-		{f: history.Release, outcome: history.Fail, key: "j", lease: "weird lease", owner: long, call: 4, done: 6, refused: true, invIndex: 3, doneIndex: 4, process: 2, client: 2, ttlSaid: 1 << 40},
+		{f: history.Release, outcome: history.Fail, key: "j", keyID: 1, lease: "weird lease", owner: long, call: 4, done: 6, refused: true, invIndex: 3, doneIndex: 4, process: 2, client: 2, ttlSaid: 1 << 40},
 	}
 	for i := range ops {
-		sp.opened(ops[i].key)
+		sp.opened(&ops[i])
 	}
 	for i := range ops {
 		sp.put(&ops[i])
@@ -53,7 +53,7 @@ func TestSpillCorruptionIsAnError(t *testing.T) {
 	for _, damage := range []string{"cut", "key"} {
 		sp := newSpill()
 		l := lockOp{f: history.Acquire, outcome: history.OK, key: "k", lease: "p1.1", owner: "tok", call: 1, done: 2}
-		sp.opened("k")
+		sp.opened(&l)
 		sp.put(&l)
 		require.NoError(t, sp.flush())
 		f := sp.buckets[0].f
