@@ -1,7 +1,6 @@
 package checker
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"sync/atomic"
@@ -83,6 +82,7 @@ type keyWindows struct {
 	granted bool
 	lastAt  int64
 	scratch []lockOp
+	order   []int64 // the window's invocation indexes, each with its place
 }
 
 func newKeyWindows(run *windowRun, key string, named bool) *keyWindows {
@@ -146,7 +146,6 @@ func (kw *keyWindows) finish() *keyPart {
 // the key is sent to be checked whole (redo). final: w is the key's last.
 func (kw *keyWindows) check(w []lockOp, bound int64, final bool) bool {
 	run, g := kw.run, kw.run.g
-	slices.SortFunc(w, func(a, b lockOp) int { return cmp.Compare(a.invIndex, b.invIndex) })
 	if kw.closed && len(w) > 0 && earliest(w) <= kw.bound {
 		kw.redo = true
 		return false
@@ -162,7 +161,18 @@ func (kw *keyWindows) check(w []lockOp, bound int64, final bool) bool {
 	for lease, l := range kw.replay.open {
 		before[lease] = l.hold.Process
 	}
-	kw.scratch = append(kw.scratch[:0], w...)
+	// The checks read the window in invocation order; the spill keeps
+	// completion order. Sorting numbers, not operations, moves each
+	// operation once.
+	kw.order = kw.order[:0]
+	for i := range w {
+		kw.order = append(kw.order, int64(w[i].invIndex)<<32|int64(i))
+	}
+	slices.Sort(kw.order)
+	kw.scratch = kw.scratch[:0]
+	for _, o := range kw.order {
+		kw.scratch = append(kw.scratch, w[uint32(o)])
+	}
 	kept, clocks, dropped := clientClocks(kw.scratch)
 	var undo *holdReplay
 	if !final {
