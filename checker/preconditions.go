@@ -21,7 +21,7 @@ import (
 //     must hold a lease taken while its links to redis-4 and redis-5 were
 //     cut, or it holds all five nodes and losing redis-3 costs it nothing.
 //
-// A heal aimed at a grant (Step.Handoff) names that grant's lease on its
+// A heal aimed at a grant (nemesis.UntilHandoff) names that grant's lease on its
 // fault-end, which must be held while the heal is made.
 //
 // And no client asks for a lock before the history's mark of the fault

@@ -204,7 +204,7 @@ func TestAPlanOfOpeningStepsOnlyLetsTheWorkloadBegin(t *testing.T) {
 // while the next holder holds the key, whatever the scheduling.
 func TestAHandoffPauseEndsUnderTheNextHoldersGrant(t *testing.T) {
 	spec := fakecluster.Options{Topology: cluster.Independent, Masters: 1}
-	p := nemesis.Params{Key: "k", Point: "after-get", Handoff: true}
+	p := nemesis.Params{Key: "k", Point: "after-get", Until: nemesis.UntilHandoff}
 	// Holds of no length: only the handoff keeps the next holder from
 	// releasing before the late DEL lands.
 	ops, ws := faultRunShaped(t, spec, "mutex", "get-then-del", "pause-at", p, 6*time.Second, nil,

@@ -70,9 +70,10 @@ type Params struct {
 	Client int `json:"client,omitempty"`
 	// Point stops the victim at this named point inside the lock.
 	Point string `json:"point,omitempty"`
-	// Handoff ends a pause at the next grant of Key, not after its length
-	// alone (Step.Handoff).
-	Handoff bool `json:"handoff,omitempty"`
+	// Until ends the fault of a schedule that aims at a client past its
+	// length, as Step.Until does: UntilHandoff ends a pause at the next
+	// grant of Key.
+	Until Until `json:"until,omitempty"`
 	// Steps are the faults of a plan.
 	Steps []Step `json:"steps,omitempty"`
 	// Strikes bounds how many requests a fault inside an operation
@@ -177,7 +178,7 @@ type window struct {
 
 	key, lease string
 	// healKey and healLease name the grant a fault's heal was aimed at
-	// (Step.Handoff), on its fault-end.
+	// (UntilHandoff), on its fault-end.
 	healKey, healLease string
 	// beforeHeal, when set, is called as the heal begins: a grant awaited
 	// under the fault no longer can be (Step.Under).

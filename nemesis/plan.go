@@ -107,14 +107,6 @@ const (
 	UntilFailover Until = "failover"
 )
 
-// UntilHandoffIf is UntilHandoff when handoff is asked for.
-func UntilHandoffIf(handoff bool) Until {
-	if handoff {
-		return UntilHandoff
-	}
-	return UntilLength
-}
-
 // Validate rejects a step no plan can run (a scenario file's, say),
 // before any container starts.
 func (s Step) Validate() error { return s.validate() }

@@ -73,7 +73,7 @@ func preset(name, topology, summary string, step func(Params) (Step, error)) {
 // clientStep aims fault at the holder of p.Key (shown by p.On; client slot
 // p.Client's hold when p.Client > 0), or else at client slot p.Client.
 func clientStep(fault string, p Params) Step {
-	s := Step{Fault: fault, Target: "client:" + strconv.Itoa(p.Client), After: p.After, For: p.For, Until: UntilHandoffIf(p.Handoff)}
+	s := Step{Fault: fault, Target: "client:" + strconv.Itoa(p.Client), After: p.After, For: p.For, Until: p.Until}
 	if p.Key != "" {
 		s.Target, s.Key, s.On = "holder", p.Key, p.On
 		if p.Client > 0 {

@@ -24,6 +24,10 @@ func upgradeLegacy(raw any) error {
 		return nil // not an object: the decoder says what is wrong
 	}
 	if fault, ok := obj["fault"].(map[string]any); ok {
+		// A schedule's own handoff flag is its until, as a step's is.
+		if err := upgradeStep(fault); err != nil {
+			return fmt.Errorf("fault.%w", err)
+		}
 		steps, _ := fault["steps"].([]any)
 		for i, st := range steps {
 			if step, ok := st.(map[string]any); ok {

@@ -1,9 +1,12 @@
 package scenarios
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/deadbolt-lab/deadbolt/nemesis"
 )
 
 func TestAStepsOldBooleansBecomeItsAimAndUntil(t *testing.T) {
@@ -28,4 +31,23 @@ func TestAStepsOldBooleansBecomeItsAimAndUntil(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, tc.want, tc.old)
 	}
+}
+
+// A preset's old handoff flag is its until, as a step's is: a file with
+// it reads as the file with "until": "handoff", and one with both is
+// refused.
+func TestAPresetsHandoffFlagBecomesItsUntil(t *testing.T) {
+	b, err := suiteFiles.ReadFile("suite/pause-get-then-del.json")
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"until": "handoff"`)
+	now, err := ParseFile(b)
+	require.NoError(t, err)
+	require.Equal(t, nemesis.UntilHandoff, now.Scenario.Fault.Until)
+
+	old, err := ParseFile([]byte(strings.Replace(string(b), `"until": "handoff"`, `"handoff": true`, 1)))
+	require.NoError(t, err)
+	require.Equal(t, now.Scenario, old.Scenario)
+
+	_, err = ParseFile([]byte(strings.Replace(string(b), `"until": "handoff"`, `"until": "handoff", "handoff": true`, 1)))
+	require.ErrorContains(t, err, "fault.until: given with the old fields")
 }
