@@ -41,9 +41,11 @@ func (b *builder) add(op history.Op) *builder {
 // follow, in index order, operations that happened after it.
 func (b *builder) reportedAt(t int64) *builder {
 	n := len(b.ops) - 1
-	b.recorded[n] = t
+	b.recorded[n], b.ops[n].Stamp = t, history.StampClient
 	if n > 0 && b.ops[n].Type.Completes() && b.ops[n-1].Type == history.Invoke && b.ops[n-1].Process == b.ops[n].Process {
-		b.recorded[n-1] = t
+		// Times the client stamped, as a history records such an event:
+		// out of time order, which only stamped events may be.
+		b.recorded[n-1], b.ops[n-1].Stamp = t, history.StampClient
 	}
 	return b
 }
