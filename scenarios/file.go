@@ -156,8 +156,8 @@ func checkShape(r RunSpec) error {
 	if err != nil {
 		return bad("workload", "%v", err)
 	}
-	if r.Checkers != nil && !slices.Equal(r.Checkers, kind.Checkers) {
-		return bad("checkers", "workload %s is judged by %v, not %v", kind.Name, kind.Checkers, r.Checkers)
+	if r.Checkers != nil && !slices.Equal(r.Checkers, kind.Judges()) {
+		return bad("checkers", "workload %s is judged by %v, not %v", kind.Name, kind.Judges(), r.Checkers)
 	}
 	if !slices.Contains(nemesis.Names(), r.Nemesis) {
 		return bad("nemesis", "unknown nemesis %q (known: %s)%s", r.Nemesis, strings.Join(nemesis.Names(), ", "), suggest.Hint(r.Nemesis, nemesis.Names()))
@@ -239,7 +239,7 @@ func (s Scenario) Spec() RunSpec {
 // spec is the run's description, written to scenario.json.
 func (s Scenario) spec(seed uint64, driver client.Command, kind workloads.Kind, reentrant bool) RunSpec {
 	r := s.Spec()
-	r.Seed, r.Cluster, r.Workload, r.Checkers, r.Reentrant = seed, s.Cluster.Defaults(), kind.Name, kind.Checkers, reentrant
+	r.Seed, r.Cluster, r.Workload, r.Checkers, r.Reentrant = seed, s.Cluster.Defaults(), kind.Name, kind.Judges(), reentrant
 	r.Driver = append([]string{driver.Path}, driver.Args...)
 	return r
 }

@@ -67,7 +67,7 @@ func TestAStoredRunsFileKeepsItsSeedAndExpectation(t *testing.T) {
 	// Runs stored before the lean client name `deadbolt client`.
 	for _, own := range [][]string{{"/somewhere/bin/deadbolt-client"}, {"/somewhere/bin/deadbolt", "client"}} {
 		r := s.Spec()
-		r.Seed, r.Checkers, r.Driver = 42, kind.Checkers, own
+		r.Seed, r.Checkers, r.Driver = 42, kind.Judges(), own
 		f, err := scenarios.ParseFile(mustFile(t, r))
 		require.NoError(t, err)
 		require.NotNil(t, f.Seed)

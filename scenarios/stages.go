@@ -295,7 +295,7 @@ func (r *run) heal(ctx, healCtx context.Context) (ops []history.Op, refused stri
 func (r *run) judge(ops []history.Op, nemesisErr error, refused string) checker.Report {
 	s := r.s
 	r.logf("%s: checking %s", s.Name, checker.Plural(len(ops), "operation"))
-	report := checker.Check(ops, checker.Options{Checkers: r.kind.Checkers, MinAcquires: s.minAcquires(), Reentrant: r.reentrant})
+	report := checker.Check(ops, checker.Options{Checkers: r.kind.Judges(), MinAcquires: s.minAcquires(), Reentrant: r.reentrant})
 	granted := report.Stats.AcquiresOK > 0
 	switch {
 	case nemesisErr != nil:

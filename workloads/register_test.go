@@ -54,8 +54,9 @@ func TestACheckerRegisteredLaterJudgesEveryWorkload(t *testing.T) {
 	for _, name := range workloads.Names() {
 		k, err := workloads.Get(name)
 		require.NoError(t, err)
-		require.Contains(t, k.Checkers, "test-every-workload", name)
-		require.Equal(t, checker.DefaultCheckers(), k.Checkers[:len(checker.DefaultCheckers())], "%s: the lock service's checkers come first", name)
+		require.Contains(t, k.Judges(), "test-every-workload", name)
+		require.NotContains(t, k.Checkers, "test-every-workload", "%s: Checkers are the workload's own", name)
+		require.Equal(t, checker.DefaultCheckers(), k.Judges()[:len(checker.DefaultCheckers())], "%s: the lock service's checkers come first", name)
 	}
 	require.NotContains(t, checker.DefaultCheckers(), "test-every-workload", "a history checked with no checker named runs only the lock service's")
 }
@@ -65,9 +66,10 @@ func TestAWorkloadRegisteredOutsideIsFoundWithItsCheckers(t *testing.T) {
 	k, err := workloads.Get("first-key")
 	require.NoError(t, err)
 	require.True(t, k.NeedsKeys)
-	require.Subset(t, k.Checkers, checker.DefaultCheckers())
-	require.Contains(t, k.Checkers, "fencing")
-	require.Contains(t, k.Checkers, "uses", "every workload judges what the lock's answers led to")
+	require.Equal(t, []string{"fencing"}, k.Checkers, "its own, as registered")
+	require.Subset(t, k.Judges(), checker.DefaultCheckers())
+	require.Contains(t, k.Judges(), "fencing")
+	require.Contains(t, k.Judges(), "uses", "every workload judges what the lock's answers led to")
 	w := k.New(workloads.Config{Shape: workloads.Shape{Keys: []string{"k7", "k8"}}})
 	require.Equal(t, firstKey{key: "k7"}, w)
 
@@ -110,13 +112,13 @@ func TestAWorkloadRegisteredOutsideRuns(t *testing.T) {
 	}
 	k, err := workloads.Get("first-key")
 	require.NoError(t, err)
-	rep := checker.Check(ops, checker.Options{Checkers: k.Checkers})
+	rep := checker.Check(ops, checker.Options{Checkers: k.Judges()})
 	require.Equal(t, checker.Valid, rep.Verdict, rep.Reason)
 	ran := map[string]bool{}
 	for _, res := range rep.Checks {
 		ran[res.Checker] = true
 	}
-	for _, name := range k.Checkers {
+	for _, name := range k.Judges() {
 		require.True(t, ran[name], "checker %s judged the run", name)
 	}
 }

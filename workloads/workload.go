@@ -93,9 +93,8 @@ func (c Config) Validate() error {
 type Kind struct {
 	Name    string
 	Summary string
-	// Checkers judge its histories (see checker.Names): given to
-	// Register, the workload's own; as Get returns it, every checker its
-	// runs have (judges).
+	// Checkers are the workload's own checkers (see checker.Names); its
+	// runs have more (Judges).
 	Checkers []string
 	// Resource says it needs the cluster's resource node.
 	Resource bool
@@ -143,19 +142,18 @@ func Get(name string) (Kind, error) {
 	if !ok {
 		return Kind{}, fmt.Errorf("unknown workload %q (known: %s)%s", name, strings.Join(Names(), ", "), suggest.Hint(name, Names()))
 	}
-	k.Checkers = judges(k.Checkers)
 	return k, nil
 }
 
 // Names lists the workloads, sorted.
 func Names() []string { return slices.Sorted(maps.Keys(registry)) }
 
-// judges are the checkers of a workload's runs: those of the lock service
-// itself, the workload's own, then those every workload runs (each once;
+// Judges are the checkers of the workload's runs: those of the lock
+// service itself, its own, then those every workload runs (each once;
 // resolved when asked, so that a checker registered later counts).
-func judges(own []string) []string {
+func (k Kind) Judges() []string {
 	var all []string
-	for _, c := range slices.Concat(checker.Scoped(checker.LockService), own, checker.Scoped(checker.EveryWorkload)) {
+	for _, c := range slices.Concat(checker.Scoped(checker.LockService), k.Checkers, checker.Scoped(checker.EveryWorkload)) {
 		if !slices.Contains(all, c) {
 			all = append(all, c)
 		}

@@ -241,7 +241,7 @@ func TestEveryWorkloadNamesItsCheckers(t *testing.T) {
 		k, err := workloads.Get(name)
 		require.NoError(t, err)
 		require.NotEmpty(t, k.Summary)
-		require.Contains(t, k.Checkers, "double-holds", "%s: every workload judges the lock service", name)
+		require.Contains(t, k.Judges(), "double-holds", "%s: every workload judges the lock service", name)
 	}
 	b, err := json.Marshal(workloads.Names())
 	require.NoError(t, err)
