@@ -177,14 +177,10 @@ func (s *spill) reader(i int) *spillReader {
 	r := &spillReader{keys: s.keys}
 	if b := s.buckets[i]; b != nil {
 		r.left = b.n
-		r.src = io.NewSectionReader(b.f, 0, math.MaxInt64)
-		r.buf = make([]byte, 0, spillReadSize)
+		r.br = bufio.NewReaderSize(io.NewSectionReader(b.f, 0, math.MaxInt64), 64<<10)
 	}
 	return r
 }
-
-// spillReadSize is how much of a bucket is read back at once.
-const spillReadSize = 256 << 10
 
 // loadKeys reads back the lock operations of the keys of bucket i that
 // want picks, each key's in invocation order as Input.locks holds them.
@@ -216,14 +212,13 @@ func (s *spill) loadKeys(i int, want func(id uint32) bool) (map[string][]lockOp,
 var errSpillCorrupt = errors.New("corrupt record")
 
 // spillReader decodes a bucket's records in the order written
-// (completion order), from a buffer it refills; the first error sticks.
+// (completion order), each field from the reader's buffer (Peek), not a
+// byte at a time; the first error sticks.
 type spillReader struct {
-	src  io.Reader
+	br   *bufio.Reader
 	keys []string
 	left int    // records still to read
-	buf  []byte // read, from pos on not yet decoded
-	pos  int
-	eof  bool
+	long []byte // a string longer than the buffer, read whole
 	err  error
 }
 
@@ -236,9 +231,9 @@ func (r *spillReader) next() (l lockOp, id uint32, cut bool, ok bool) {
 	}
 	r.left--
 	id64 := r.uvarint()
-	var head []byte
-	if r.err == nil {
-		head = r.bytes(3)
+	var head [3]byte // copied: the buffer moves on as the record is read
+	if b := r.bytes(3); b != nil {
+		copy(head[:], b)
 	}
 	if r.err != nil || id64 >= uint64(len(r.keys)) || int(head[0]) >= len(fCodes) || int(head[1]) >= len(typeCodes) {
 		r.err = fmt.Errorf("reading back the spilled history: %w", cmp.Or(r.err, errSpillCorrupt))
@@ -259,44 +254,28 @@ func (r *spillReader) next() (l lockOp, id uint32, cut bool, ok bool) {
 	return l, id, head[2]&cutFlag != 0, true
 }
 
-// fill makes at least n bytes from pos on buffered, unless the bucket
-// ends first.
-func (r *spillReader) fill(n int) {
-	if len(r.buf)-r.pos >= n || r.eof {
-		return
-	}
-	r.buf = r.buf[:copy(r.buf, r.buf[r.pos:])]
-	r.pos = 0
-	if cap(r.buf) < n {
-		r.buf = append(make([]byte, 0, n+spillReadSize), r.buf...)
-	}
-	for len(r.buf) < n && !r.eof {
-		k, err := r.src.Read(r.buf[len(r.buf):cap(r.buf)])
-		r.buf = r.buf[:len(r.buf)+k]
-		switch {
-		case err == io.EOF:
-			r.eof = true
-		case err != nil:
-			r.err = err
-			return
-		}
-	}
-}
-
-// bytes are the next n bytes, if the bucket has them.
+// bytes are the next n bytes, if the bucket has them; valid until the
+// next read.
 func (r *spillReader) bytes(n int) []byte {
 	if r.err != nil {
 		return nil
 	}
-	if len(r.buf)-r.pos < n {
-		r.fill(n)
-		if len(r.buf)-r.pos < n {
-			r.err = cmp.Or(r.err, io.ErrUnexpectedEOF)
+	if n > r.br.Size() {
+		r.long = slices.Grow(r.long[:0], n)[:n]
+		if _, r.err = io.ReadFull(r.br, r.long); r.err != nil {
 			return nil
 		}
+		return r.long
 	}
-	b := r.buf[r.pos : r.pos+n]
-	r.pos += n
+	b, err := r.br.Peek(n)
+	if len(b) < n {
+		r.err = cmp.Or(err, io.ErrUnexpectedEOF)
+		if r.err == io.EOF {
+			r.err = io.ErrUnexpectedEOF
+		}
+		return nil
+	}
+	r.br.Discard(n)
 	return b
 }
 
@@ -304,11 +283,12 @@ func (r *spillReader) uvarint() uint64 {
 	if r.err != nil {
 		return 0
 	}
-	if len(r.buf)-r.pos < binary.MaxVarintLen64 {
-		r.fill(binary.MaxVarintLen64) // fewer at the bucket's end
-	}
-	x, n := binary.Uvarint(r.buf[r.pos:])
+	b, err := r.br.Peek(binary.MaxVarintLen64) // fewer at the bucket's end
+	x, n := binary.Uvarint(b)
 	switch {
+	case n == 0 && err != nil && err != io.EOF:
+		r.err = err
+		return 0
 	case n == 0:
 		r.err = io.ErrUnexpectedEOF
 		return 0
@@ -316,7 +296,7 @@ func (r *spillReader) uvarint() uint64 {
 		r.err = errSpillCorrupt
 		return 0
 	}
-	r.pos += n
+	r.br.Discard(n)
 	return x
 }
 

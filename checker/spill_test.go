@@ -1,6 +1,9 @@
 package checker
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -72,4 +75,47 @@ func TestSpillCorruptionIsAnError(t *testing.T) {
 		require.Error(t, r.err, damage)
 		sp.close()
 	}
+}
+
+// Thousands of records, many times the reader's buffer, read back in
+// order with every field and every cut mark as written, whichever record
+// a refill of the buffer falls in (a record's head read before a refill
+// must not be read from the buffer after it).
+func TestSpillReadsBackManyRecordsWithTheirCutMarks(t *testing.T) {
+	sp := newSpill()
+	defer sp.close()
+	rng := rand.New(rand.NewPCG(7, 8))
+	var ops []lockOp
+	var cuts []bool
+	for i := range 20000 {
+		// One to three operations open on the key at once: only the
+		// completion of the last leaves it with none open.
+		batch := 1 + rng.IntN(3)
+		start := len(ops)
+		for j := range batch {
+			n := len(ops)
+			ops = append(ops, lockOp{f: fCodes[rng.IntN(len(fCodes))], outcome: typeCodes[1+rng.IntN(3)], key: "k",
+				lease: fmt.Sprintf("p%d.%d", i%50, i), owner: strings.Repeat("o", rng.IntN(40)), call: int64(i) * 1000,
+				done: int64(i)*1000 + int64(j), ttl: 30_000_000, invIndex: int32(n), doneIndex: int32(n + batch), process: int32(i % 50)})
+			cuts = append(cuts, j == batch-1)
+		}
+		for j := start; j < len(ops); j++ {
+			sp.opened(&ops[j])
+		}
+		for j := start; j < len(ops); j++ {
+			sp.put(&ops[j])
+		}
+	}
+	require.NoError(t, sp.flush())
+	r := sp.reader(0)
+	for i := range ops {
+		l, _, cut, ok := r.next()
+		require.True(t, ok, "record %d: %v", i, r.err)
+		ops[i].harnessLease()
+		require.Equal(t, ops[i], l, "record %d", i)
+		require.Equal(t, cuts[i], cut, "record %d's cut mark", i)
+	}
+	_, _, _, ok := r.next()
+	require.False(t, ok)
+	require.NoError(t, r.err)
 }
