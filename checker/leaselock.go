@@ -200,9 +200,7 @@ func leaseModelOf(reentrant bool) porcupine.NondeterministicModel {
 	m := leaseModelBase
 	m.Step = func(state, input, _ any) []any {
 		l := input.(*lockOp)
-		in := l.stepInput()
-		in.Reentrant = reentrant
-		return stepLease(state.(leaseState), in, l.output())
+		return stepLease(state.(leaseState), l.stepInput(reentrant), l.output())
 	}
 	return m
 }
@@ -245,9 +243,11 @@ func (l *lockOp) input() lockInput {
 	return lockInput{F: l.f, Key: l.key, Lease: l.lease, Client: l.client, Owner: l.owner, Process: int(l.process), TTL: l.ttl, Call: l.call, Index: int(l.invIndex)}
 }
 
-// stepInput is input with only what stepLease reads, for the hot path.
-func (l *lockOp) stepInput() lockInput {
-	return lockInput{F: l.f, Lease: l.lease, Client: l.client, TTL: l.ttl, Call: l.call}
+// stepInput is input with only what stepLease reads, for the hot path:
+// the model's input for l, porcupine's (leaseModelOf) and
+// followPorcupine's alike.
+func (l *lockOp) stepInput(reentrant bool) lockInput {
+	return lockInput{F: l.f, Lease: l.lease, Client: l.client, TTL: l.ttl, Call: l.call, Reentrant: reentrant}
 }
 
 // output: an operation that did not complete, or ended info, returns at

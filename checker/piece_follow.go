@@ -82,8 +82,7 @@ func followPorcupine(piece []*lockOp, init []any, reentrant bool, limit int64) (
 			return nil, 0, false
 		}
 		l := piece[ev.id]
-		in, out := l.stepInput(), l.output()
-		in.Reentrant = reentrant
+		in, out := l.stepInput(reentrant), l.output()
 		buf = buf[:0]
 		for _, s := range cur {
 			buf = stepLeaseInto(buf, s, in, out)
