@@ -178,9 +178,7 @@ func (kw *keyWindows) check(w []lockOp, bound int64, final bool) bool {
 	if !final {
 		undo = kw.replay.clone()
 	}
-	if kw.replay.out[kw.key] == nil { // about a hold per two operations: grown once, not doubled up to it
-		kw.replay.out[kw.key] = make([]Hold, 0, len(kept)/2)
-	}
+	kw.replay.expect(kw.key, len(kept)/2) // about a hold per two operations
 	kw.replay.replay(kept)
 	if final {
 		kw.replay.closeAll(g.End)

@@ -204,6 +204,14 @@ func (r *holdReplay) replay(locks []lockOp) {
 	}
 }
 
+// expect makes room for n holds of key before the next take: a window's
+// holds then grow once, not by doubling up to their number.
+func (r *holdReplay) expect(key string, n int) {
+	if r.out[key] == nil {
+		r.out[key] = make([]Hold, 0, n)
+	}
+}
+
 // newLease is a lease to fill, one closed before if there is one.
 func (r *holdReplay) newLease() *openLease {
 	if n := len(r.free); n > 0 {
