@@ -78,26 +78,6 @@ type lockOp struct {
 	client int32
 	// keyID is the key's number, in the order the reading first saw it.
 	keyID uint32
-	// leaseNM is the lease's harness name pN.M read once (harnessLease):
-	// N<<32 | M, plus one; -1 for a lease the harness did not name so; 0
-	// until read.
-	leaseNM int64
-}
-
-// harnessLease is harnessName of the lease, read on first use: checks
-// ask it of every operation of every window.
-func (o *lockOp) harnessLease() (n, m int, ok bool) {
-	if o.leaseNM == 0 {
-		o.leaseNM = -1
-		if n, m, ok := harnessName(o.lease); ok {
-			o.leaseNM = int64(n)<<32 | int64(m) + 1
-		}
-	}
-	if o.leaseNM < 0 {
-		return 0, 0, false
-	}
-	v := o.leaseNM - 1
-	return int(v >> 32), int(v & (1<<32 - 1)), true
 }
 
 // noCompletion is lockOp.done for an operation the history never completed.

@@ -16,17 +16,6 @@ func newLeaseSet() *leaseSet {
 
 func (s *leaseSet) add(lease string) {
 	n, m, ok := harnessName(lease)
-	s.addNamed(lease, n, m, ok)
-}
-
-// addOp adds l's lease, its name read once per operation (lockOp.harnessLease).
-func (s *leaseSet) addOp(l *lockOp) {
-	n, m, ok := l.harnessLease()
-	s.addNamed(l.lease, n, m, ok)
-}
-
-// addNamed adds lease, named pN.M by the harness when ok.
-func (s *leaseSet) addNamed(lease string, n, m int, ok bool) {
 	if !ok {
 		s.names[lease] = struct{}{}
 		return
@@ -44,15 +33,6 @@ func (s *leaseSet) addNamed(lease string, n, m int, ok bool) {
 
 func (s *leaseSet) has(lease string) bool {
 	n, m, ok := harnessName(lease)
-	return s.hasNamed(lease, n, m, ok)
-}
-
-func (s *leaseSet) hasOp(l *lockOp) bool {
-	n, m, ok := l.harnessLease()
-	return s.hasNamed(l.lease, n, m, ok)
-}
-
-func (s *leaseSet) hasNamed(lease string, n, m int, ok bool) bool {
 	if !ok {
 		_, in := s.names[lease]
 		return in

@@ -246,7 +246,6 @@ func (r *spillReader) next() (l lockOp, id uint32, cut bool, ok bool) {
 	l.invIndex, l.doneIndex, l.process, l.client, l.began = int32(r.varint()), int32(r.varint()), int32(r.varint()), int32(r.varint()), r.varint()
 	l.ttlSaid = r.varint()
 	l.lease, l.owner = r.str(), r.str()
-	l.harnessLease() // while its bytes are at hand
 	if r.err != nil {
 		r.err = fmt.Errorf("reading back the spilled history: %w", r.err)
 		return l, 0, false, false

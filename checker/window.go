@@ -151,7 +151,7 @@ func (kw *keyWindows) check(w []lockOp, bound int64, final bool) bool {
 		return false
 	}
 	for i := range w {
-		if run.closed.hasOp(&w[i]) && kw.replay.open[w[i].lease] == nil {
+		if run.closed.has(w[i].lease) && kw.replay.open[w[i].lease] == nil {
 			kw.redo = true
 			return false
 		}
@@ -217,7 +217,7 @@ func (kw *keyWindows) check(w []lockOp, bound int64, final bool) bool {
 	}
 	for i := range w {
 		if !open(w[i].lease) {
-			run.closed.addOp(&w[i])
+			run.closed.add(w[i].lease)
 		}
 	}
 	kw.bound, kw.closed = max(kw.bound, bound), true
