@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/deadbolt-lab/deadbolt/checker"
@@ -21,6 +22,16 @@ func fakeEnv(t *testing.T, replicas int) (*fakecluster.Cluster, nemesis.Env, *hi
 	c := fakecluster.Start(t, replicas)
 	rec := history.NewRecorder(nil)
 	return c, nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: 100 * time.Millisecond, HealthTimeout: 10 * time.Second}, rec
+}
+
+// masterClient is a client of the fake's master now, closed with the test.
+func masterClient(t *testing.T, c *fakecluster.Cluster) *redis.Client {
+	t.Helper()
+	m, err := c.Master(context.Background())
+	require.NoError(t, err)
+	rdb := m.Client()
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
 }
 
 // count is how many ops of the history have f and type typ.
@@ -75,10 +86,7 @@ func TestPlanStrikesAndHealsNodeFaultsWithoutDocker(t *testing.T) {
 func TestPlanFailoverStepWithoutDocker(t *testing.T) {
 	ctx := context.Background()
 	c, env, rec := fakeEnv(t, 2)
-	old, err := c.Master(ctx)
-	require.NoError(t, err)
-	rdb := old.Client()
-	defer rdb.Close()
+	rdb := masterClient(t, c)
 	require.True(t, rdb.SetNX(ctx, "lock", "first", time.Minute).Val())
 
 	n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{
@@ -94,10 +102,7 @@ func TestPlanFailoverStepWithoutDocker(t *testing.T) {
 	require.Equal(t, "redis-1", ws[0].Node)
 	require.True(t, ws[0].Healed)
 	require.Equal(t, []string{"redis-1 -> redis-2"}, c.Failovers())
-	now, err := c.Master(ctx)
-	require.NoError(t, err)
-	nc := now.Client()
-	defer nc.Close()
+	nc := masterClient(t, c)
 	require.True(t, nc.SetNX(ctx, "lock", "second", time.Minute).Val(), "the new master never had the first grant")
 	// The old master rejoined as a replica and takes the new master's data.
 	require.NoError(t, c.Sync())
@@ -165,10 +170,7 @@ func TestPlanPausesTheHolderWithoutDocker(t *testing.T) {
 func TestPlanSentinelFailoverKeepsTheGrantWithoutDocker(t *testing.T) {
 	ctx := context.Background()
 	c, env, rec := fakeEnv(t, 2)
-	old, err := c.Master(ctx)
-	require.NoError(t, err)
-	rdb := old.Client()
-	defer rdb.Close()
+	rdb := masterClient(t, c)
 	require.True(t, rdb.SetNX(ctx, "lock", "first", time.Minute).Val())
 
 	n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{{Fault: "sentinel-failover", Target: "sentinel", For: 50 * time.Millisecond}}})
@@ -176,10 +178,7 @@ func TestPlanSentinelFailoverKeepsTheGrantWithoutDocker(t *testing.T) {
 	require.NoError(t, n.Run(ctx, env))
 	require.Equal(t, 1, count(rec.Ops(), history.FaultStart, history.OK))
 	require.Equal(t, []string{"redis-1 -> redis-2"}, c.Failovers())
-	now, err := c.Master(ctx)
-	require.NoError(t, err)
-	nc := now.Client()
-	defer nc.Close()
+	nc := masterClient(t, c)
 	require.False(t, nc.SetNX(ctx, "lock", "second", time.Minute).Val(), "the promoted replica had the grant")
 	require.Equal(t, "first", nc.Get(ctx, "lock").Val())
 }
