@@ -14,11 +14,14 @@ import (
 // the run is unknown rather than a lock violation.
 const KindClientClock = "client-clock"
 
+var askedScratch scratchMap[string, int64]
+
 // clientClocks drops the renewals stamped before their lease's acquire was
 // sent, and reports each as a client-clock anomaly, with the history index
 // of each dropped renewal. The others are kept.
 func clientClocks(locks []lockOp) ([]lockOp, []Anomaly, []int32) {
-	asked := make(map[string]int64, len(locks)/2) // sized: growing it cost more than filling it
+	asked := askedScratch.get(len(locks) / 2) // sized: growing it cost more than filling it
+	defer askedScratch.put(asked)
 	for i := range locks {
 		if l := &locks[i]; l.f == history.Acquire {
 			if _, seen := asked[l.lease]; !seen {

@@ -47,6 +47,11 @@ type lastLease struct {
 // acquire.
 func (w *liveWindows) window(locks []lockOp, holds []Hold, end int64, final bool, open func(string) bool, acquiredBy func(string) (int, bool)) {
 	cover, refused, last, by, released := w.spans(locks, holds, end)
+	defer spansScratch.put(cover)
+	defer spansScratch.put(refused)
+	defer lastScratch.put(last)
+	defer byScratch.put(by)
+	defer releasedScratch.put(released)
 	for _, i := range w.pending {
 		if t, ok := released[w.found[i].LastLease]; ok {
 			w.found[i].Release = t
@@ -125,19 +130,25 @@ func (w *liveWindows) prune(threshold int64, open func(string) bool) {
 	w.pending = kept
 }
 
+var (
+	spansScratch    scratchSlice[span]
+	lastScratch     scratchMap[int64, string]
+	byScratch       scratchMap[string, int]
+	releasedScratch scratchMap[string, history.Type]
+)
+
 // spans are one window's spans: cover, what kept the key taken or may
 // have (holds, acquires and renewals not surely failed, to their TTL);
 // refused, the refused acquires; with each cover's end's lease (last), the
 // process of each lease acquired (by) and each release's outcome.
 func (w *liveWindows) spans(locks []lockOp, holds []Hold, end int64) (cover, refused []span, last map[int64]string, by map[string]int, released map[string]history.Type) {
+	cover, refused = spansScratch.get(len(holds)+len(locks)), spansScratch.get(0)
 	for _, h := range holds {
 		cover = append(cover, span{h.AcquiredAt, h.Until})
 	}
 	// Sized for a lease per two operations, as refreshesOf's.
 	leases := len(locks) / 2
-	last = make(map[int64]string, leases)
-	by = make(map[string]int, leases)
-	released = make(map[string]history.Type, leases)
+	last, by, released = lastScratch.get(leases), byScratch.get(leases), releasedScratch.get(leases)
 	for i := range locks {
 		l := &locks[i]
 		switch effect, sp := liveEffectOf(l, end); effect {

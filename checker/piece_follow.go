@@ -38,6 +38,11 @@ func (a followEvents) Less(i, j int) bool {
 	return !a[i].ret && a[j].ret
 }
 
+var (
+	followEventScratch scratchSlice[followEvent]
+	intScratch         scratchSlice[int]
+)
+
 // followPorcupine walks piece from the states init as porcupine's first
 // path would, each step charged as counted charges it (one per state),
 // and reports the states its order leaves the key in and the steps it
@@ -45,15 +50,18 @@ func (a followEvents) Less(i, j int) bool {
 // or its steps would pass limit (none when 0).
 func followPorcupine(piece []*lockOp, init []any, reentrant bool, limit int64) (states []any, steps int64, ok bool) {
 	n := len(piece)
-	events := make(followEvents, 0, 2*n)
+	events := followEvents(followEventScratch.get(2 * n))
+	defer followEventScratch.put(events)
 	for i, l := range piece {
 		events = append(events, followEvent{id: i, time: l.call}, followEvent{ret: true, id: i, time: l.output().Return})
 	}
 	sort.Sort(events)
 	// A doubly linked list of the events not yet placed, as porcupine's:
 	// index 0 is its head, event i is node i+1.
-	next, prev := make([]int, 2*n+2), make([]int, 2*n+2)
-	retNode := make([]int, n)
+	next, prev, retNode := intScratch.get(2*n + 2)[:2*n+2], intScratch.get(2*n + 2)[:2*n+2], intScratch.get(n)[:n]
+	defer intScratch.put(next)
+	defer intScratch.put(prev)
+	defer intScratch.put(retNode)
 	for i := range events {
 		next[i], prev[i+1] = i+1, i
 		if events[i].ret {

@@ -96,11 +96,17 @@ func grantedEarlier(earlier func(lease string) (int, bool), lease string) bool {
 	return ok
 }
 
+var (
+	grantedScratch scratchMap[leaseID, bool]
+	goneByScratch  scratchMap[string, int64]
+)
+
 // badReleasesAfter is badReleases where leases earlier also granted the key
 // (a window's leases still open from before it: window.go); nil for none.
 func badReleasesAfter(in *Input, earlier func(lease string) (int, bool)) []BadRelease {
 	// Sized for a lease per two operations, as refreshesOf's.
-	granted := make(map[leaseID]bool, len(in.locks)/2)
+	granted := grantedScratch.get(len(in.locks) / 2)
+	defer grantedScratch.put(granted)
 	for i := range in.locks {
 		if l := &in.locks[i]; l.f == history.Acquire && l.outcome != history.Fail {
 			granted[leaseID{l.key, l.lease}] = true
@@ -108,7 +114,8 @@ func badReleasesAfter(in *Input, earlier func(lease string) (int, bool)) []BadRe
 	}
 	// A lease's key is surely gone a TTL after the last grant or renewal
 	// of it that may have landed came back.
-	goneBy := make(map[string]int64, len(in.locks)/2)
+	goneBy := goneByScratch.get(len(in.locks) / 2)
+	defer goneByScratch.put(goneBy)
 	for i := range in.locks {
 		if l := &in.locks[i]; (l.f == history.Acquire || l.f == history.Renew) && l.outcome != history.Fail {
 			goneBy[l.lease] = max(goneBy[l.lease], expiry(l.done, l.ttl))

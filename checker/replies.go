@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/history"
@@ -121,6 +122,7 @@ type repliesCarry map[string]int64
 func (replies) Part(in *Input, at PartAt) (any, any) {
 	carried, _ := at.Carry.(repliesCarry)
 	found, goneBy := badReplies(in, carried)
+	defer boundsScratch.put(goneBy)
 	next := repliesCarry{}
 	if at.Open != nil { // a window: the next needs the bounds of the leases it may name
 		for lease, t := range goneBy {
@@ -204,7 +206,9 @@ type refresh struct {
 // returns those bounds for the leases of this part too.
 func badReplies(in *Input, carried repliesCarry) ([]BadReply, map[string]int64) {
 	locks := in.locks
-	byLease := refreshesOf(locks)
+	facts := refreshesOf(locks)
+	defer facts.put()
+	byLease := facts.byLease
 	var one [1]string // shared's answer without re-entry, made once
 	shared := func(lease string) []string {
 		if !in.Reentrant {
@@ -274,7 +278,7 @@ func badReplies(in *Input, carried repliesCarry) ([]BadReply, map[string]int64) 
 		}
 	}
 	found = append(found, storms(locks)...)
-	bounds := make(map[string]int64, len(byLease)+len(carried))
+	bounds := boundsScratch.get(len(byLease) + len(carried))
 	for lease, facts := range byLease {
 		if len(facts.refreshes) > 0 {
 			bounds[lease] = goneBy(lease, never, -1)
@@ -326,13 +330,48 @@ func (f *leaseFacts) firstOf() int64 {
 	return f.first
 }
 
+// boundsScratch pools badReplies' bounds, which Part reads and drops.
+var boundsScratch scratchMap[string, int64]
+
+// partFacts are the facts of each lease of a part, in a slab whose
+// leases' refreshes keep their arrays for the next part that reuses it.
+type partFacts struct {
+	byLease map[string]*leaseFacts
+	slab    []leaseFacts
+	large   bool // made for a key checked whole: not kept
+}
+
+var partFactsPool = sync.Pool{New: func() any { return new(partFacts) }}
+
+// put keeps f for reuse, unless a key checked whole made it large; nothing
+// may read it after.
+func (f *partFacts) put() {
+	if f.large {
+		return
+	}
+	clear(f.byLease)
+	f.slab = f.slab[:0]
+	partFactsPool.Put(f)
+}
+
 // refreshesOf are the facts of each lease of locks: the refreshes (grants
 // and renewals) that may have reached Redis, the client and key that
 // own it, and when its first operation was invoked.
-func refreshesOf(locks []lockOp) map[string]*leaseFacts {
+func refreshesOf(locks []lockOp) *partFacts {
 	// Sized for a lease per two operations (an acquire and its release),
-	// so that a window's map rarely grows while filled.
-	byLease := make(map[string]*leaseFacts, len(locks)/2)
+	// so that a window's map rarely grows while filled; the slab holds
+	// a lease per operation, so that it never moves.
+	f := &partFacts{large: true}
+	if len(locks) <= maxScratch {
+		f = partFactsPool.Get().(*partFacts)
+	}
+	if f.byLease == nil {
+		f.byLease = make(map[string]*leaseFacts, len(locks)/2)
+	}
+	if cap(f.slab) < len(locks) {
+		f.slab = make([]leaseFacts, 0, len(locks))
+	}
+	byLease := f.byLease
 	for i := range locks {
 		l := &locks[i]
 		if l.process < 0 || l.lease == "" {
@@ -340,7 +379,9 @@ func refreshesOf(locks []lockOp) map[string]*leaseFacts {
 		}
 		facts := byLease[l.lease]
 		if facts == nil {
-			facts = &leaseFacts{owner: leaseOwner{l.client, l.key}, first: l.call}
+			f.slab = f.slab[:len(f.slab)+1]
+			facts = &f.slab[len(f.slab)-1]
+			*facts = leaseFacts{refreshes: facts.refreshes[:0], owner: leaseOwner{l.client, l.key}, first: l.call}
 			byLease[l.lease] = facts
 		}
 		if (l.f == history.Acquire || l.f == history.Renew) && l.outcome != history.Fail {
@@ -351,7 +392,7 @@ func refreshesOf(locks []lockOp) map[string]*leaseFacts {
 			facts.refreshes = append(facts.refreshes, refresh{call: l.call, done: done, ttl: l.ttlLongest(), least: l.ttlShortest(), self: i})
 		}
 	}
-	return byLease
+	return f
 }
 
 // carriedSince is when a lease carried from an earlier window began at

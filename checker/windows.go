@@ -143,7 +143,9 @@ func (r *holdReplay) emit(l *openLease, until, end int64) {
 // before.
 func (r *holdReplay) replay(locks []lockOp) {
 	open, reentrant := r.open, r.reentrant
-	for _, ev := range leaseEvents(locks) {
+	evs := leaseEvents(locks)
+	defer leaseEventScratch.put(evs)
+	for _, ev := range evs {
 		op := &locks[ev.lock]
 		l := open[op.lease]
 		switch op.f {
@@ -247,8 +249,10 @@ func (r *holdReplay) take() (out map[string][]Hold, expired []string, reentries 
 	return out, expired, reentries
 }
 
+var leaseEventScratch scratchSlice[leaseEvent]
+
 func leaseEvents(locks []lockOp) []leaseEvent {
-	evs := make([]leaseEvent, 0, len(locks))
+	evs := leaseEventScratch.get(len(locks))
 	for i := range locks {
 		l := &locks[i]
 		switch {
