@@ -53,12 +53,13 @@ func bothWays(ops []history.Op, opts Options) (keyed, whole string) {
 }
 
 // tinyWindows makes the keyed check cut a key at every quiescent place it
-// may, so that the comparisons cross many window boundaries; the returned
-// function restores the sizes.
+// may, so that the comparisons cross many window boundaries, and replay
+// every window it skips as blocked, to prove it could not be cut; the
+// returned function restores the settings.
 func tinyWindows() func() {
-	m, c := minWindowOps, confirmOps
-	minWindowOps, confirmOps = 1, 1
-	return func() { minWindowOps, confirmOps = m, c }
+	m, c, v := minWindowOps, confirmOps, verifyBlocks
+	minWindowOps, confirmOps, verifyBlocks = 1, 1, true
+	return func() { minWindowOps, confirmOps, verifyBlocks = m, c, v }
 }
 
 // compareHandMade compares the two ways on every hand-made history, with

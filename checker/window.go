@@ -42,6 +42,10 @@ import (
 // taken. Variables for the tests, which cut at every chance.
 var minWindowOps, confirmOps = 1024, 64
 
+// verifyBlocks makes each window lastGrant says cannot be cut be replayed
+// too, to prove it (the tests set it).
+var verifyBlocks = false
+
 // windowCounts count the windows cut and the keys checked whole after
 // all, for the tests (and `deadbolt check -v`-style diagnostics).
 var windowCounts struct{ cuts, redone atomic.Int64 }
@@ -73,6 +77,9 @@ type keyWindows struct {
 	gateLease string
 	gateUntil int64
 	redo      bool
+	// last is the last lease granted in pending, tentLast in the window a
+	// cut awaits: a cheap look at whether it can be cut (blocks).
+	last, tentLast lastGrant
 
 	replay *holdReplay
 	part   keyPart
@@ -97,6 +104,7 @@ func (kw *keyWindows) add(l lockOp, cut bool) {
 		return
 	}
 	kw.pending = append(kw.pending, l)
+	kw.last.add(&l, len(kw.pending)-1)
 	if l.f == history.Release && l.lease == kw.gateLease {
 		kw.gateLease = ""
 	}
@@ -107,11 +115,19 @@ func (kw *keyWindows) add(l lockOp, cut bool) {
 		if len(kw.pending)-kw.tent < confirmOps {
 			return
 		}
-		if earliest(kw.pending[kw.tent:]) > kw.tentBound && (kw.gateLease == "" || kw.tentBound >= kw.gateUntil) &&
-			kw.check(kw.pending[:kw.tent], kw.tentBound, false) {
-			n := copy(kw.pending, kw.pending[kw.tent:])
-			clear(kw.pending[n:])
-			kw.pending, kw.tent = kw.pending[:n], 0
+		if earliest(kw.pending[kw.tent:]) > kw.tentBound && (kw.gateLease == "" || kw.tentBound >= kw.gateUntil) {
+			if lease, until, blocked := kw.tentLast.blocks(kw.tentBound); blocked {
+				if verifyBlocks && kw.runsOut(kw.pending[:kw.tent], kw.tentBound) {
+					panic("checker: lastGrant.blocks refused a cut that the replay allows, key " + kw.key)
+				}
+				kw.gateLease, kw.gateUntil = lease, until // as check would, without replaying the window
+			} else if kw.check(kw.pending[:kw.tent], kw.tentBound, false) {
+				n := copy(kw.pending, kw.pending[kw.tent:])
+				clear(kw.pending[n:])
+				kw.pending = kw.pending[:n]
+				kw.last.cut(kw.tent)
+				kw.tent = 0
+			}
 		}
 		if kw.redo {
 			return
@@ -123,7 +139,7 @@ func (kw *keyWindows) add(l lockOp, cut bool) {
 		}
 	}
 	if len(kw.pending) >= minWindowOps {
-		kw.tent, kw.tentBound = len(kw.pending), latest(kw.pending)
+		kw.tent, kw.tentBound, kw.tentLast = len(kw.pending), latest(kw.pending), kw.last
 	}
 }
 
@@ -225,6 +241,59 @@ func (kw *keyWindows) check(w []lockOp, bound int64, final bool) bool {
 		windowCounts.cuts.Add(1)
 	}
 	return true
+}
+
+// lastGrant is the last ok acquire in a key's pending operations (at,
+// their place) and the place of the first release or loss of its lease
+// after it (gone; -1 for none). A window in which that lease is granted
+// and not given up, and whose TTL runs past the window's bound, cannot be
+// cut: the replay would leave it open past the bound (runOutBy). Most
+// windows a busy key could be cut at are blocked so, and seeing it here
+// spares replaying the window to find it out.
+type lastGrant struct {
+	lease    string
+	at, gone int
+	until    int64
+}
+
+func (g *lastGrant) add(l *lockOp, at int) {
+	switch {
+	case l.f == history.Acquire && l.outcome == history.OK:
+		*g = lastGrant{lease: l.lease, at: at, gone: -1, until: expiry(l.call, l.ttl)}
+	case g.lease != "" && g.gone < 0 && l.lease == g.lease && (l.f == history.Release || l.f == history.Lost && l.outcome == history.OK):
+		g.gone = at // as the replay's events close a lease
+	}
+}
+
+// blocks reports whether a window of operations whose last grant is g
+// and whose latest time is bound surely leaves the lease open past bound.
+func (g *lastGrant) blocks(bound int64) (lease string, until int64, blocked bool) {
+	if g.lease == "" || g.gone >= 0 || g.until <= bound {
+		return "", 0, false
+	}
+	return g.lease, g.until, true
+}
+
+// cut drops the first n pending operations, checked.
+func (g *lastGrant) cut(n int) {
+	if g.at < n {
+		*g = lastGrant{}
+		return
+	}
+	g.at -= n
+	if g.gone >= 0 {
+		g.gone -= n
+	}
+}
+
+// runsOut replays w on a copy of the key's replay and reports whether
+// every lease ran out by bound: whether check could cut there.
+func (kw *keyWindows) runsOut(w []lockOp, bound int64) bool {
+	r := kw.replay.clone()
+	kept, _, _ := clientClocks(slices.Clone(w)) // the replay orders events itself
+	r.replay(kept)
+	_, _, ok := r.runOutBy(bound)
+	return ok
 }
 
 // grants carries the longest stretch between grants over the window's.
