@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 
 	"github.com/deadbolt-lab/deadbolt/history"
 )
@@ -36,9 +37,18 @@ type spill struct {
 }
 
 type spillBucket struct {
-	f *os.File
-	w *bufio.Writer
-	n int // records written
+	f    *os.File
+	w    *bufio.Writer
+	n    int // records written
+	last spillDeltas
+}
+
+// spillDeltas are the previous record's invocation time and index in a
+// bucket: each record's are written as the difference from them, which
+// takes two or three bytes where the numbers take five or six.
+type spillDeltas struct {
+	call     int64
+	invIndex int32
 }
 
 // spillBuckets bounds the open files and their write buffers (64 KiB
@@ -105,29 +115,87 @@ func (s *spill) put(l *lockOp) {
 		b = &spillBucket{f: f, w: bufio.NewWriterSize(f, 64<<10)}
 		s.buckets[bi] = b
 	}
-	e := s.buf[:0]
-	e = binary.AppendUvarint(e, uint64(id))
-	e = append(e, byte(slices.Index(fCodes, l.f)), byte(slices.Index(typeCodes, l.outcome)), flags)
-	for _, v := range []int64{l.call, l.done, l.ttl, l.fence, l.queued, int64(l.invIndex), int64(l.doneIndex), int64(l.process), int64(l.client), l.began, l.ttlSaid} {
-		e = binary.AppendVarint(e, v)
-	}
-	for _, str := range []string{l.lease, l.owner} {
-		e = binary.AppendUvarint(e, uint64(len(str)))
-		e = append(e, str...)
-	}
-	s.buf = e
+	s.buf = appendSpilled(s.buf[:0], l, flags, &b.last)
 	b.n++
-	if _, err := b.w.Write(e); err != nil {
+	var size [binary.MaxVarintLen64]byte
+	if _, err := b.w.Write(binary.AppendUvarint(size[:0], uint64(len(s.buf)))); err != nil {
+		s.err = err
+	} else if _, err := b.w.Write(s.buf); err != nil {
 		s.err = err
 	}
 }
 
+// A record is its length, then: the key's number; f and outcome in one
+// byte (two bits each); the flags; the times and numbers as varints, the
+// invocation's as differences from the bucket's record before (last),
+// the completion's from the invocation's, and those that most records
+// have the same as another field (ttlSaid, client) only when not; then
+// the lease (as its M alone when it is its process's pN.M) and the owner.
+// Lengths and differences shrink a record of the 10M-line history from
+// 69 bytes to about 45, which the write and the read-back both pay by.
+func appendSpilled(e []byte, l *lockOp, flags byte, last *spillDeltas) []byte {
+	e = binary.AppendUvarint(e, uint64(l.keyID))
+	m, named := processSeq(l)
+	if named {
+		flags |= namedFlag
+	}
+	if !l.completed() {
+		flags |= pendingFlag
+	}
+	if l.ttlSaid == l.ttl {
+		flags |= sameTTLFlag
+	}
+	if l.client == l.process {
+		flags |= ownClientFlag
+	}
+	e = append(e, byte(slices.Index(fCodes, l.f))|byte(slices.Index(typeCodes, l.outcome))<<2, flags)
+	e = binary.AppendVarint(e, l.call-last.call)
+	if l.completed() {
+		e = binary.AppendVarint(e, l.done-l.call)
+	}
+	e = binary.AppendVarint(e, int64(l.invIndex)-int64(last.invIndex))
+	e = binary.AppendVarint(e, int64(l.doneIndex)-int64(l.invIndex))
+	last.call, last.invIndex = l.call, l.invIndex
+	for _, v := range []int64{l.ttl, l.fence, l.queued, int64(l.process), l.began} {
+		e = binary.AppendVarint(e, v)
+	}
+	if flags&ownClientFlag == 0 {
+		e = binary.AppendVarint(e, int64(l.client))
+	}
+	if flags&sameTTLFlag == 0 {
+		e = binary.AppendVarint(e, l.ttlSaid)
+	}
+	if named {
+		e = binary.AppendUvarint(e, uint64(m))
+	} else {
+		e = binary.AppendUvarint(e, uint64(len(l.lease)))
+		e = append(e, l.lease...)
+	}
+	e = binary.AppendUvarint(e, uint64(len(l.owner)))
+	return append(e, l.owner...)
+}
+
+// processSeq is M of a lease named pN.M by its own process N.
+func processSeq(l *lockOp) (int, bool) {
+	n, m, ok := harnessName(l.lease)
+	return m, ok && n == int(l.process)
+}
+
 // cutFlag marks a record whose completion left its key with no operation
 // open; bit 0 of the flags is the operation's refused, and viaFlags its
-// renewal's call.
+// renewal's call. The rest say which fields a record leaves out
+// (appendSpilled).
 const cutFlag = 2
 
-const extendFlag, reacquireFlag = 4, 8
+const (
+	extendFlag, reacquireFlag = 4, 8
+	// namedFlag: the lease is pN.M of its own process, written as M.
+	namedFlag = 16
+	// pendingFlag: no completion (done is noCompletion).
+	pendingFlag = 32
+	// sameTTLFlag: ttlSaid is ttl; ownClientFlag: client is process.
+	sameTTLFlag, ownClientFlag = 64, 128
+)
 
 // viaFlags are the flags of a renewal's call.
 func viaFlags(via string) byte {
@@ -212,13 +280,14 @@ func (s *spill) loadKeys(i int, want func(id uint32) bool) (map[string][]lockOp,
 var errSpillCorrupt = errors.New("corrupt record")
 
 // spillReader decodes a bucket's records in the order written
-// (completion order), each field from the reader's buffer (Peek), not a
-// byte at a time; the first error sticks.
+// (completion order), each from the reader's buffer (Peek) at once; the
+// first error sticks.
 type spillReader struct {
 	br   *bufio.Reader
 	keys []string
 	left int    // records still to read
-	long []byte // a string longer than the buffer, read whole
+	long []byte // a record longer than the buffer, read whole
+	last spillDeltas
 	err  error
 }
 
@@ -230,27 +299,110 @@ func (r *spillReader) next() (l lockOp, id uint32, cut bool, ok bool) {
 		return l, 0, false, false
 	}
 	r.left--
-	id64 := r.uvarint()
-	var head [3]byte // copied: the buffer moves on as the record is read
-	if b := r.bytes(3); b != nil {
-		copy(head[:], b)
+	n := r.uvarint()
+	if r.err == nil && n > 1<<25 { // two strings of a 16MB line at most
+		r.err = errSpillCorrupt
 	}
-	if r.err != nil || id64 >= uint64(len(r.keys)) || int(head[0]) >= len(fCodes) || int(head[1]) >= len(typeCodes) {
-		r.err = fmt.Errorf("reading back the spilled history: %w", cmp.Or(r.err, errSpillCorrupt))
-		return l, 0, false, false
+	var flags byte
+	if r.err == nil {
+		d := spillDecoder{b: r.bytes(int(n))}
+		l, flags = d.record(r.keys, &r.last)
+		r.err = cmp.Or(r.err, d.err)
 	}
-	id = uint32(id64)
-	l.key, l.keyID = r.keys[id], id
-	l.f, l.outcome, l.refused, l.via = fCodes[head[0]], typeCodes[head[1]], head[2]&1 == 1, viaOf(head[2])
-	l.call, l.done, l.ttl, l.fence, l.queued = r.varint(), r.varint(), r.varint(), r.varint(), r.varint()
-	l.invIndex, l.doneIndex, l.process, l.client, l.began = int32(r.varint()), int32(r.varint()), int32(r.varint()), int32(r.varint()), r.varint()
-	l.ttlSaid = r.varint()
-	l.lease, l.owner = r.str(), r.str()
 	if r.err != nil {
 		r.err = fmt.Errorf("reading back the spilled history: %w", r.err)
 		return l, 0, false, false
 	}
-	return l, id, head[2]&cutFlag != 0, true
+	return l, l.keyID, flags&cutFlag != 0, true
+}
+
+// spillDecoder reads one record (appendSpilled) from its bytes; a field
+// that runs past them, or a code out of range, is errSpillCorrupt.
+type spillDecoder struct {
+	b   []byte
+	err error
+}
+
+func (d *spillDecoder) record(keys []string, last *spillDeltas) (l lockOp, flags byte) {
+	id := d.uvarint()
+	codes, flags := d.byte(), d.byte()
+	if d.err != nil || id >= uint64(len(keys)) || int(codes&3) >= len(fCodes) || int(codes>>2) >= len(typeCodes) {
+		d.err = errSpillCorrupt
+		return l, 0
+	}
+	l.keyID = uint32(id)
+	l.key = keys[id]
+	l.f, l.outcome, l.refused, l.via = fCodes[codes&3], typeCodes[codes>>2], flags&1 == 1, viaOf(flags)
+	l.call = last.call + d.varint()
+	l.done = noCompletion
+	if flags&pendingFlag == 0 {
+		l.done = l.call + d.varint()
+	}
+	l.invIndex = int32(int64(last.invIndex) + d.varint())
+	l.doneIndex = int32(int64(l.invIndex) + d.varint())
+	last.call, last.invIndex = l.call, l.invIndex
+	l.ttl, l.fence, l.queued, l.process, l.began = d.varint(), d.varint(), d.varint(), int32(d.varint()), d.varint()
+	l.client, l.ttlSaid = l.process, l.ttl
+	if flags&ownClientFlag == 0 {
+		l.client = int32(d.varint())
+	}
+	if flags&sameTTLFlag == 0 {
+		l.ttlSaid = d.varint()
+	}
+	if flags&namedFlag != 0 {
+		var name [2 + 2*20]byte // one allocation: the string
+		b := strconv.AppendInt(append(name[:0], 'p'), int64(l.process), 10)
+		l.lease = string(strconv.AppendUint(append(b, '.'), d.uvarint(), 10))
+	} else {
+		l.lease = d.str()
+	}
+	l.owner = d.str()
+	if d.err == nil && len(d.b) > 0 {
+		d.err = errSpillCorrupt // bytes left over
+	}
+	return l, flags
+}
+
+func (d *spillDecoder) byte() byte {
+	if len(d.b) == 0 {
+		d.err = errSpillCorrupt
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *spillDecoder) uvarint() uint64 {
+	x, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = errSpillCorrupt
+		return 0
+	}
+	d.b = d.b[n:]
+	return x
+}
+
+func (d *spillDecoder) varint() int64 {
+	x, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.err = errSpillCorrupt
+		return 0
+	}
+	d.b = d.b[n:]
+	return x
+}
+
+// str reads a string, a copy: a window keeps few of a bucket's.
+func (d *spillDecoder) str() string {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.err = errSpillCorrupt
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
 }
 
 // bytes are the next n bytes, if the bucket has them; valid until the
@@ -297,26 +449,4 @@ func (r *spillReader) uvarint() uint64 {
 	}
 	r.br.Discard(n)
 	return x
-}
-
-func (r *spillReader) varint() int64 {
-	ux := r.uvarint()
-	x := int64(ux >> 1)
-	if ux&1 != 0 {
-		x = ^x
-	}
-	return x
-}
-
-// str reads a string, a copy: a window keeps few of a bucket's.
-func (r *spillReader) str() string {
-	n := r.uvarint()
-	if r.err != nil {
-		return ""
-	}
-	if n > 1<<20 {
-		r.err = errSpillCorrupt
-		return ""
-	}
-	return string(r.bytes(int(n)))
 }
