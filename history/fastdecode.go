@@ -92,17 +92,34 @@ func (s *flat) str() ([]byte, bool) {
 	// text is taken (see plain): outside strings, the grammar takes no
 	// other byte either.
 	for end := s.i; end < len(s.b); end++ {
-		switch c := s.b[end]; {
-		case c == '"':
-			v := s.b[s.i:end]
-			s.i = end + 1
-			return v, true
-		case c < 0x20 || c > 0x7e || c == '\\':
+		if k := strClass[s.b[end]]; k != 0 {
+			if k == endStr {
+				v := s.b[s.i:end]
+				s.i = end + 1
+				return v, true
+			}
 			return nil, false
 		}
 	}
 	return nil, false
 }
+
+// strClass sorts the bytes of a string: plain text (0), its closing
+// quote, and what the decoder declines (a control byte, a backslash,
+// anything outside printable ASCII). One load per byte, not four tests.
+var strClass = func() (t [256]byte) {
+	for c := range 256 {
+		switch {
+		case c == '"':
+			t[c] = endStr
+		case c < 0x20 || c > 0x7e || c == '\\':
+			t[c] = notPlain
+		}
+	}
+	return t
+}()
+
+const endStr, notPlain = 1, 2
 
 // integer reads a JSON number written as an integer (-?(0|[1-9][0-9]*))
 // that fits int64: a fraction or an exponent after it is declined.
@@ -116,24 +133,39 @@ func (s *flat) integer() (int64, bool) {
 		i++
 	}
 	start := i
-	for i < len(b) && b[i]-'0' <= 9 {
-		i++
-	}
-	// Accumulated negative, so that the least int64 fits; 18 digits
-	// cannot overflow, so only longer numbers are checked digit by digit.
+	// 18 digits cannot overflow: longer numbers are read again, with care.
 	var n int64
-	for j := start; j < i; j++ {
-		d := int64(b[j] - '0')
-		if i-start > 18 && n < (math.MinInt64+d)/10 {
-			return 0, false
-		}
-		n = n*10 - d
+	for i < len(b) && b[i]-'0' <= 9 {
+		n = n*10 + int64(b[i]-'0')
+		i++
 	}
 	switch {
 	case i == start, i-start > 1 && b[start] == '0':
 		return 0, false
 	case i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E'):
 		return 0, false
+	case i-start > 18:
+		var ok bool
+		if n, ok = longInteger(b[start:i], neg); !ok {
+			return 0, false
+		}
+	case neg:
+		n = -n
+	}
+	s.i = i
+	return n, true
+}
+
+// longInteger reads digits that may not fit int64, accumulated negative
+// so that the least int64 fits.
+func longInteger(digits []byte, neg bool) (int64, bool) {
+	var n int64
+	for _, c := range digits {
+		d := int64(c - '0')
+		if n < (math.MinInt64+d)/10 {
+			return 0, false
+		}
+		n = n*10 - d
 	}
 	if !neg {
 		if n == math.MinInt64 {
@@ -141,7 +173,6 @@ func (s *flat) integer() (int64, bool) {
 		}
 		n = -n
 	}
-	s.i = i
 	return n, true
 }
 
