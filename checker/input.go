@@ -52,7 +52,8 @@ type lockOp struct {
 	f                 history.F
 	outcome           history.Type // Info when the history ended first
 	key, lease, owner string
-	call              int64 // the invocation's time
+	name              leaseName // lease, read
+	call              int64     // the invocation's time
 	// done is the completion's time, or noCompletion.
 	done int64
 	// ttl and fence are the invocation's, else the completion's.
@@ -179,7 +180,8 @@ func newInputBuilder(keepPairs bool, lockHint int) *inputBuilder {
 // nil when streaming. The error is a lease that is not one client's grant
 // (leaseBook).
 func (b *inputBuilder) add(op *history.Op, n int, stored *history.Op) error {
-	if err := b.leases.add(op); err != nil {
+	name := nameOf(op.Lease) // read once, for the lease book and the lock view
+	if err := b.leases.add(op, name); err != nil {
 		return err
 	}
 	in := b.in
@@ -199,7 +201,7 @@ func (b *inputBuilder) add(op *history.Op, n int, stored *history.Op) error {
 		}
 	}
 	if op.Type == history.Invoke {
-		b.invoke(op, n)
+		b.invoke(op, n, name)
 		return nil
 	}
 	rec := b.openOf(op.Process, n)
@@ -251,7 +253,7 @@ func (b *inputBuilder) closed(p, n int) {
 	b.open.Delete(p)
 }
 
-func (b *inputBuilder) invoke(op *history.Op, n int) {
+func (b *inputBuilder) invoke(op *history.Op, n int, name leaseName) {
 	in := b.in
 	if op.Process >= 0 {
 		b.procs.Set(op.Process, struct{}{})
@@ -271,9 +273,9 @@ func (b *inputBuilder) invoke(op *history.Op, n int) {
 			b.keyNames = append(b.keyNames, op.Key)
 		}
 		key := b.keyNames[id]
-		l := lockOp{f: op.F, outcome: history.Info, key: key, keyID: id, lease: op.Lease, owner: op.Owner,
+		l := lockOp{f: op.F, outcome: history.Info, key: key, keyID: id, lease: op.Lease, name: name, owner: op.Owner,
 			call: op.Time, done: noCompletion, ttl: op.TTL, fence: op.Fence,
-			invIndex: int32(op.Index), doneIndex: -1, process: int32(op.Process), client: b.leases.client(op), via: op.Via}
+			invIndex: int32(op.Index), doneIndex: -1, process: int32(op.Process), client: b.leases.client(op, name), via: op.Via}
 		if b.spill != nil {
 			b.spill.opened(&l)
 			b.open.Set(op.Process, openRecord{kind: lockRecord, lock: l})

@@ -14,12 +14,17 @@ func newLeaseSet() *leaseSet {
 	return &leaseSet{names: map[string]struct{}{}}
 }
 
-func (s *leaseSet) add(lease string) {
-	n, m, ok := harnessName(lease)
-	if !ok {
+func (s *leaseSet) add(lease string) { s.addNamed(nameOf(lease), lease) }
+
+func (s *leaseSet) has(lease string) bool { return s.hasNamed(nameOf(lease), lease) }
+
+// addNamed adds lease, read already as name.
+func (s *leaseSet) addNamed(name leaseName, lease string) {
+	if name = name.resolve(lease); !name.ok() {
 		s.names[lease] = struct{}{}
 		return
 	}
+	n, m := int(name.n), name.m()
 	bits := s.bits.Ptr(n)
 	if bits == nil {
 		s.bits.Set(n, nil)
@@ -31,12 +36,13 @@ func (s *leaseSet) add(lease string) {
 	(*bits)[m/64] |= 1 << (m % 64)
 }
 
-func (s *leaseSet) has(lease string) bool {
-	n, m, ok := harnessName(lease)
-	if !ok {
+// hasNamed reports whether lease, read already as name, is in s.
+func (s *leaseSet) hasNamed(name leaseName, lease string) bool {
+	if name = name.resolve(lease); !name.ok() {
 		_, in := s.names[lease]
 		return in
 	}
+	n, m := int(name.n), name.m()
 	bits := s.bits.Ptr(n)
 	return bits != nil && m/64 < len(*bits) && (*bits)[m/64]&(1<<(m%64)) != 0
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/internal/dense"
 )
 
 // leaseBook refuses a history in which a lease is not one grant of one
@@ -30,47 +31,52 @@ type leaseBook struct {
 	asked   map[string]int32 // lease -> the index of that acquire
 	// root is each successor's first ancestor: processes that share a
 	// root are one client.
-	root map[int32]int32
+	root dense.Map[int32]
 	// watching is a watchdog process's lease; acting marks processes that
 	// acquire, release or use a resource.
 	watching map[int32]string
-	acting   map[int32]bool
+	acting   dense.Map[struct{}]
 }
 
 func newLeaseBook() *leaseBook {
-	return &leaseBook{granted: newLeaseSet(), owner: map[string]int32{}, asked: map[string]int32{}, root: map[int32]int32{},
-		watching: map[int32]string{}, acting: map[int32]bool{}}
+	return &leaseBook{granted: newLeaseSet(), owner: map[string]int32{}, asked: map[string]int32{}, watching: map[int32]string{}}
 }
 
 func (b *leaseBook) rootOf(p int32) int32 {
-	if r, ok := b.root[p]; ok {
-		return r
+	if r := b.root.Ptr(int(p)); r != nil {
+		return *r
 	}
 	return p
 }
 
-// add checks op; the error names the op and the rule it broke.
-func (b *leaseBook) add(op *history.Op) error {
+// add checks op, whose lease reads as name; the error names the op and
+// the rule it broke.
+func (b *leaseBook) add(op *history.Op, name leaseName) error {
 	p := int32(op.Process)
 	if op.Process < 0 {
 		return nil
 	}
 	if op.Next > 0 {
-		b.root[int32(op.Next)] = b.rootOf(p)
+		b.root.Set(op.Next, b.rootOf(p))
 	}
 	if op.Type != history.Invoke || op.Lease == "" {
 		return nil
 	}
 	switch op.F {
 	case history.Acquire:
-		if _, dup := b.ownerOf(op.Lease); dup {
+		if _, dup := b.ownerOf(name, op.Lease); dup {
 			return fmt.Errorf("op %d: lease %s is acquired again: the harness names each grant once", op.Index, op.Lease)
 		}
-		if n, ok := namedProcess(op.Lease); ok && n != op.Process {
+		name = name.resolve(op.Lease)
+		n, ok := int(name.n), name.ok()
+		if !ok {
+			n, ok = namedProcess(op.Lease) // a looser form, as "p01.2"
+		}
+		if ok && n != op.Process {
 			return fmt.Errorf("op %d: process %d acquires lease %s, a name that belongs to process %d", op.Index, op.Process, op.Lease, n)
 		}
-		if _, _, named := harnessName(op.Lease); named {
-			b.granted.add(op.Lease)
+		if name.ok() {
+			b.granted.addNamed(name, op.Lease)
 		} else {
 			// Clones: the reading's strings share chunks (strarena) that a
 			// string kept for the whole history would pin.
@@ -79,11 +85,11 @@ func (b *leaseBook) add(op *history.Op) error {
 		}
 		return b.acts(op)
 	case history.Renew, history.Lost:
-		owner, known := b.ownerOf(op.Lease)
+		owner, known := b.ownerOf(name, op.Lease)
 		if !known || b.rootOf(owner) == b.rootOf(p) {
 			return nil
 		}
-		if b.acting[p] {
+		if b.acting.Ptr(int(p)) != nil {
 			return fmt.Errorf("op %d: process %d, a client, renews lease %s of process %d", op.Index, op.Process, op.Lease, owner)
 		}
 		w, watches := b.watching[p]
@@ -95,16 +101,16 @@ func (b *leaseBook) add(op *history.Op) error {
 		}
 		return nil
 	}
-	if owner, known := b.ownerOf(op.Lease); known && b.rootOf(owner) != b.rootOf(p) {
+	if owner, known := b.ownerOf(name, op.Lease); known && b.rootOf(owner) != b.rootOf(p) {
 		return fmt.Errorf("op %d: process %d's %s names lease %s of process %d, which it does not continue", op.Index, op.Process, op.F, op.Lease, owner)
 	}
 	return b.acts(op)
 }
 
 // client is the client op acts for: the lease owner's first process, or
-// op's own for an op without a known lease.
-func (b *leaseBook) client(op *history.Op) int32 {
-	if owner, ok := b.ownerOf(op.Lease); ok {
+// op's own for an op without a known lease; its lease reads as name.
+func (b *leaseBook) client(op *history.Op, name leaseName) int32 {
+	if owner, ok := b.ownerOf(name, op.Lease); ok {
 		return b.rootOf(owner)
 	}
 	return b.rootOf(int32(op.Process))
@@ -116,7 +122,7 @@ func (b *leaseBook) acts(op *history.Op) error {
 	if w, ok := b.watching[p]; ok {
 		return fmt.Errorf("op %d: process %d, the watchdog of lease %s, %ss", op.Index, op.Process, w, op.F)
 	}
-	b.acting[p] = true
+	b.acting.Set(int(p), struct{}{})
 	return nil
 }
 
@@ -131,10 +137,11 @@ func namedProcess(lease string) (int, bool) {
 	return pn, err1 == nil && err2 == nil && pn >= 0
 }
 
-// ownerOf is the process that acquired lease, if one did.
-func (b *leaseBook) ownerOf(lease string) (int32, bool) {
-	if n, _, ok := harnessName(lease); ok {
-		return int32(n), b.granted.has(lease)
+// ownerOf is the process that acquired lease, which reads as name, if
+// one did.
+func (b *leaseBook) ownerOf(name leaseName, lease string) (int32, bool) {
+	if name = name.resolve(lease); name.ok() {
+		return name.n, b.granted.hasNamed(name, lease)
 	}
 	owner, ok := b.owner[lease]
 	return owner, ok
@@ -143,6 +150,32 @@ func (b *leaseBook) ownerOf(lease string) (int32, bool) {
 // maxLeaseSeq bounds M in the harness's names pN.M that granted keeps
 // as bits; a name with a larger M is kept by name.
 const maxLeaseSeq = 1 << 26
+
+// leaseName is a lease's N and M (as m1, M+1) when the harness named it
+// pN.M (harnessName), read once for all that look it up. m1 is -1 for a
+// lease named otherwise, and 0 in the zero value: not read yet (resolve).
+type leaseName struct{ n, m1 int32 }
+
+func (n leaseName) ok() bool { return n.m1 > 0 }
+
+func (n leaseName) m() int { return int(n.m1) - 1 }
+
+// nameOf reads lease.
+func nameOf(lease string) leaseName {
+	n, m, ok := harnessName(lease)
+	if !ok {
+		return leaseName{-1, -1}
+	}
+	return leaseName{int32(n), int32(m) + 1}
+}
+
+// resolve is name, read from lease if it was not yet.
+func (n leaseName) resolve(lease string) leaseName {
+	if n.m1 == 0 {
+		return nameOf(lease)
+	}
+	return n
+}
 
 // harnessName reads N and M from a lease named pN.M, the harness's form,
 // with both written plainly (so that each name has one reading): such a

@@ -177,8 +177,8 @@ func appendSpilled(e []byte, l *lockOp, flags byte, last *spillDeltas) []byte {
 
 // processSeq is M of a lease named pN.M by its own process N.
 func processSeq(l *lockOp) (int, bool) {
-	n, m, ok := harnessName(l.lease)
-	return m, ok && n == int(l.process)
+	name := l.name.resolve(l.lease)
+	return name.m(), name.ok() && name.n == l.process
 }
 
 // cutFlag marks a record whose completion left its key with no operation
@@ -352,9 +352,14 @@ func (d *spillDecoder) record(keys []string, last *spillDeltas) (l lockOp, flags
 	if flags&namedFlag != 0 {
 		var name [2 + 2*20]byte // one allocation: the string
 		b := strconv.AppendInt(append(name[:0], 'p'), int64(l.process), 10)
-		l.lease = string(strconv.AppendUint(append(b, '.'), d.uvarint(), 10))
+		m := d.uvarint()
+		if m >= maxLeaseSeq || l.process < 0 {
+			d.err = errSpillCorrupt
+		}
+		l.lease, l.name = string(strconv.AppendUint(append(b, '.'), m, 10)), leaseName{l.process, int32(m) + 1}
 	} else {
 		l.lease = d.str()
+		l.name = nameOf(l.lease)
 	}
 	l.owner = d.str()
 	if d.err == nil && len(d.b) > 0 {

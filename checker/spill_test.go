@@ -24,6 +24,7 @@ func TestSpillReadsBackWhatItWrote(t *testing.T) {
 		{f: history.Release, outcome: history.Fail, key: "j", keyID: 1, lease: "weird lease", owner: long, call: 4, done: 6, refused: true, invIndex: 3, doneIndex: 4, process: 2, client: 2, ttlSaid: 1 << 40},
 	}
 	for i := range ops {
+		ops[i].name = nameOf(ops[i].lease) // as the reading reads it
 		sp.opened(&ops[i])
 	}
 	for i := range ops {
@@ -94,6 +95,7 @@ func TestSpillReadsBackManyRecordsWithTheirCutMarks(t *testing.T) {
 			ops = append(ops, lockOp{f: fCodes[rng.IntN(len(fCodes))], outcome: typeCodes[1+rng.IntN(3)], key: "k",
 				lease: fmt.Sprintf("p%d.%d", i%50, i), owner: strings.Repeat("o", rng.IntN(40)), call: int64(i) * 1000,
 				done: int64(i)*1000 + int64(j), ttl: 30_000_000, invIndex: int32(n), doneIndex: int32(n + batch), process: int32(i % 50)})
+			ops[n].name = nameOf(ops[n].lease)
 			cuts = append(cuts, j == batch-1)
 		}
 		for j := start; j < len(ops); j++ {

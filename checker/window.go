@@ -167,7 +167,7 @@ func (kw *keyWindows) check(w []lockOp, bound int64, final bool) bool {
 		return false
 	}
 	for i := range w {
-		if run.closed.has(w[i].lease) && kw.replay.open[w[i].lease] == nil {
+		if run.closed.hasNamed(w[i].name, w[i].lease) && kw.replay.open[w[i].lease] == nil {
 			kw.redo = true
 			return false
 		}
@@ -233,7 +233,7 @@ func (kw *keyWindows) check(w []lockOp, bound int64, final bool) bool {
 	}
 	for i := range w {
 		if !open(w[i].lease) {
-			run.closed.add(w[i].lease)
+			run.closed.addNamed(w[i].name, w[i].lease)
 		}
 	}
 	kw.bound, kw.closed = max(kw.bound, bound), true
