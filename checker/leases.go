@@ -34,12 +34,12 @@ type leaseBook struct {
 	root dense.Map[int32]
 	// watching is a watchdog process's lease; acting marks processes that
 	// acquire, release or use a resource.
-	watching map[int32]string
+	watching dense.Map[string]
 	acting   dense.Map[struct{}]
 }
 
 func newLeaseBook() *leaseBook {
-	return &leaseBook{granted: newLeaseSet(), owner: map[string]int32{}, asked: map[string]int32{}, watching: map[int32]string{}}
+	return &leaseBook{granted: newLeaseSet(), owner: map[string]int32{}, asked: map[string]int32{}}
 }
 
 func (b *leaseBook) rootOf(p int32) int32 {
@@ -92,12 +92,12 @@ func (b *leaseBook) add(op *history.Op, name leaseName) error {
 		if b.acting.Ptr(int(p)) != nil {
 			return fmt.Errorf("op %d: process %d, a client, renews lease %s of process %d", op.Index, op.Process, op.Lease, owner)
 		}
-		w, watches := b.watching[p]
-		if watches && w != op.Lease {
-			return fmt.Errorf("op %d: watchdog process %d renews lease %s after lease %s: a watchdog serves one lease", op.Index, op.Process, op.Lease, w)
+		w := b.watching.Ptr(op.Process)
+		if w != nil && *w != op.Lease {
+			return fmt.Errorf("op %d: watchdog process %d renews lease %s after lease %s: a watchdog serves one lease", op.Index, op.Process, op.Lease, *w)
 		}
-		if !watches {
-			b.watching[p] = strings.Clone(op.Lease)
+		if w == nil {
+			b.watching.Set(op.Process, strings.Clone(op.Lease))
 		}
 		return nil
 	}
@@ -119,8 +119,8 @@ func (b *leaseBook) client(op *history.Op, name leaseName) int32 {
 // acts marks a client process, which no watchdog may be.
 func (b *leaseBook) acts(op *history.Op) error {
 	p := int32(op.Process)
-	if w, ok := b.watching[p]; ok {
-		return fmt.Errorf("op %d: process %d, the watchdog of lease %s, %ss", op.Index, op.Process, w, op.F)
+	if w := b.watching.Ptr(op.Process); w != nil {
+		return fmt.Errorf("op %d: process %d, the watchdog of lease %s, %ss", op.Index, op.Process, *w, op.F)
 	}
 	b.acting.Set(int(p), struct{}{})
 	return nil
