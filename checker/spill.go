@@ -379,6 +379,15 @@ func (d *spillDecoder) byte() byte {
 }
 
 func (d *spillDecoder) uvarint() uint64 {
+	if len(d.b) > 0 && d.b[0] < 0x80 { // one byte, as most are: inlined
+		x := uint64(d.b[0])
+		d.b = d.b[1:]
+		return x
+	}
+	return d.longUvarint()
+}
+
+func (d *spillDecoder) longUvarint() uint64 {
 	x, n := binary.Uvarint(d.b)
 	if n <= 0 {
 		d.err = errSpillCorrupt
@@ -389,13 +398,8 @@ func (d *spillDecoder) uvarint() uint64 {
 }
 
 func (d *spillDecoder) varint() int64 {
-	x, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err = errSpillCorrupt
-		return 0
-	}
-	d.b = d.b[n:]
-	return x
+	ux := d.uvarint()
+	return int64(ux>>1) ^ -int64(ux&1) // zigzag, as binary.Varint
 }
 
 // str reads a string, a copy: a window keeps few of a bucket's.

@@ -112,10 +112,10 @@ func (b *batch) decode(fast *fastDecoder) {
 	n := len(b.ends)
 	b.ops, b.errs, b.blank = grow(b.ops, n), grow(b.errs, n), grow(b.blank, n)
 	for i := range n {
-		b.ops[i], b.errs[i], b.blank[i] = Op{}, nil, false
+		b.errs[i], b.blank[i] = nil, false // the decoders zero the op
 		l := bytes.TrimSpace(b.line(i))
 		if len(l) == 0 {
-			b.blank[i] = true
+			b.ops[i], b.blank[i] = Op{}, true
 			continue
 		}
 		if fast.decode(l, &b.ops[i]) {
