@@ -45,12 +45,13 @@ func (f *fastDecoder) decode(line []byte, op *Op) bool {
 				return false
 			}
 			seen |= bit
+			if s.next(',') {
+				continue
+			}
 			if s.next('}') {
 				break
 			}
-			if !s.next(',') {
-				return false
-			}
+			return false
 		}
 	}
 	s.space()
@@ -70,14 +71,19 @@ func (s *flat) space() {
 	}
 }
 
-// next consumes c, after spaces, if it comes next.
+// next consumes c, after spaces, if it comes next. c is looked for
+// first: the harness writes no spaces.
 func (s *flat) next(c byte) bool {
-	if s.i < len(s.b) && s.b[s.i] == ' ' {
-		s.space()
-	}
 	if s.i < len(s.b) && s.b[s.i] == c {
 		s.i++
 		return true
+	}
+	if s.i < len(s.b) && s.b[s.i] == ' ' {
+		s.space()
+		if s.i < len(s.b) && s.b[s.i] == c {
+			s.i++
+			return true
+		}
 	}
 	return false
 }
