@@ -310,6 +310,10 @@ func searchable(locks []lockOp) (keys []string, byKey map[string][]*lockOp) {
 		}
 	}
 	byKey = map[string][]*lockOp{}
+	// A window's operations are all of one key: the slice of the key
+	// before is kept at hand, not looked up for each operation.
+	var key string
+	var ofKey []*lockOp
 	for i := range locks {
 		l := &locks[i]
 		out := l.output()
@@ -319,7 +323,16 @@ func searchable(locks []lockOp) (keys []string, byKey map[string][]*lockOp) {
 		case out.Type == history.Info && (l.f == history.Renew || (l.f == history.Acquire && uses[leaseID{l.key, l.lease}] == 1)):
 			continue
 		}
-		byKey[l.key] = append(byKey[l.key], l)
+		if ofKey == nil || l.key != key {
+			if ofKey != nil {
+				byKey[key] = ofKey
+			}
+			key, ofKey = l.key, byKey[l.key]
+		}
+		ofKey = append(ofKey, l)
+	}
+	if ofKey != nil {
+		byKey[key] = ofKey
 	}
 	return slices.Sorted(maps.Keys(byKey)), byKey
 }
