@@ -33,6 +33,7 @@ type spill struct {
 	// whose completion leaves none is marked as a place to cut (window.go).
 	open []int32
 	buf  []byte
+	size [binary.MaxVarintLen64]byte
 	err  error
 }
 
@@ -117,8 +118,9 @@ func (s *spill) put(l *lockOp) {
 	}
 	s.buf = appendSpilled(s.buf[:0], l, flags, &b.last)
 	b.n++
-	var size [binary.MaxVarintLen64]byte
-	if _, err := b.w.Write(binary.AppendUvarint(size[:0], uint64(len(s.buf)))); err != nil {
+	// The length goes through a buffer of the spill's: one on the stack
+	// escaped to the heap (bufio may hand it to the file), once a record.
+	if _, err := b.w.Write(binary.AppendUvarint(s.size[:0], uint64(len(s.buf)))); err != nil {
 		s.err = err
 	} else if _, err := b.w.Write(s.buf); err != nil {
 		s.err = err
