@@ -328,6 +328,9 @@ func searchable(locks []lockOp) (keys []string, byKey map[string][]*lockOp) {
 				byKey[key] = ofKey
 			}
 			key, ofKey = l.key, byKey[l.key]
+			if ofKey == nil && len(byKey) == 0 {
+				ofKey = make([]*lockOp, 0, len(locks)-i) // a window's one key
+			}
 		}
 		ofKey = append(ofKey, l)
 	}
@@ -387,7 +390,8 @@ func (c leaseLockChecker) Part(in *Input, at PartAt) (any, any) {
 		w = &leaseLockCarry{chain: newPieceChain(in.Reentrant, c.steps)}
 	}
 	_, byKey := searchable(in.locks)
-	ls := slices.SortedFunc(slices.Values(byKey[at.Key]), func(a, b *lockOp) int { return cmp.Compare(a.call, b.call) })
+	ls := byKey[at.Key] // searchable's own: sorted in place
+	slices.SortFunc(ls, func(a, b *lockOp) int { return cmp.Compare(a.call, b.call) })
 	w.ops += len(ls)
 	if w.chain.add(ls); w.chain.failed || (at.Last && !w.chain.finish()) {
 		at.CheckWhole()
