@@ -70,8 +70,10 @@ func checkKeys(b *inputBuilder, sp *spill, names []string, opts Options) (Report
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			closed := newLeaseSet() // each bucket's, emptied for the next: its bits are many
 			for i := range next {
-				run := &windowRun{g: g, checkers: partedCheckers(names, opts), closed: newLeaseSet()}
+				closed.empty()
+				run := &windowRun{g: g, checkers: partedCheckers(names, opts), closed: closed}
 				got, err := checkBucket(run, sp, i, named)
 				mu.Lock()
 				parts = append(parts, got...)

@@ -14,6 +14,14 @@ func newLeaseSet() *leaseSet {
 	return &leaseSet{names: map[string]struct{}{}}
 }
 
+// empty empties s for another use; the bits keep their memory.
+func (s *leaseSet) empty() {
+	for _, bits := range s.bits.All() {
+		clear(bits)
+	}
+	clear(s.names)
+}
+
 func (s *leaseSet) add(lease string) { s.addNamed(nameOf(lease), lease) }
 
 func (s *leaseSet) has(lease string) bool { return s.hasNamed(nameOf(lease), lease) }
