@@ -122,6 +122,11 @@ func badReleasesAfter(in *Input, earlier func(lease string) (int, bool)) []BadRe
 		}
 	}
 	until := map[string][]int64{} // key -> the latest Until among its first i+1 holds
+	defer func() {
+		for _, u := range until {
+			untilScratch.put(u)
+		}
+	}()
 	found := []BadRelease{}
 	for i := range in.locks {
 		l := &in.locks[i]
@@ -158,8 +163,11 @@ func badReleasesAfter(in *Input, earlier func(lease string) (int, bool)) []BadRe
 	return found
 }
 
+// untilScratch pools latestUntil's slices, which its callers put back.
+var untilScratch scratchSlice[int64]
+
 func latestUntil(holds []Hold) []int64 {
-	out := make([]int64, len(holds))
+	out := untilScratch.get(len(holds))[:len(holds)]
 	var m int64
 	for i, h := range holds {
 		m = max(m, h.Until)

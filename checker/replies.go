@@ -239,6 +239,11 @@ func badReplies(in *Input, carried repliesCarry) ([]BadReply, map[string]int64) 
 	}
 	holds := in.Holds
 	untils := map[string][]int64{} // key -> the latest Until among its first i+1 holds
+	defer func() {
+		for _, u := range untils {
+			untilScratch.put(u)
+		}
+	}()
 	var found []BadReply
 	for i := range locks {
 		l := &locks[i]

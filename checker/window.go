@@ -91,6 +91,8 @@ type keyWindows struct {
 	scratch []lockOp
 	order   []int64  // the window's invocation indexes, each with its place
 	stay    []string // the leases open after a window
+	// grantTimes is grants' scratch.
+	grantTimes []int64
 }
 
 func newKeyWindows(run *windowRun, key string, named bool) *keyWindows {
@@ -306,7 +308,8 @@ func (kw *keyWindows) runsOut(w []lockOp, bound int64) bool {
 
 // grants carries the longest stretch between grants over the window's.
 func (kw *keyWindows) grants(locks []lockOp) {
-	var ts []int64
+	ts := kw.grantTimes[:0]
+	defer func() { kw.grantTimes = ts[:0] }()
 	for i := range locks {
 		if l := &locks[i]; l.f == history.Acquire && l.outcome == history.OK && l.process >= 0 {
 			ts = append(ts, l.done)
