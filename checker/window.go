@@ -96,7 +96,8 @@ type keyWindows struct {
 }
 
 func newKeyWindows(run *windowRun, key string, named bool) *keyWindows {
-	kw := &keyWindows{run: run, key: key, named: named, replay: newHoldReplay(run.g.Reentrant), carry: map[string]any{}}
+	kw := &keyWindows{run: run, key: key, named: named, replay: newHoldReplay(run.g.Reentrant), carry: map[string]any{},
+		last: lastGrant{gone: -1, lost: -1}}
 	kw.part.key = key
 	return kw
 }
@@ -259,18 +260,23 @@ func (kw *keyWindows) check(w []lockOp, bound int64, final bool) bool {
 // and not given up, and whose TTL runs past the window's bound, cannot be
 // cut: the replay would leave it open past the bound (runOutBy). Most
 // windows a busy key could be cut at are blocked so, and seeing it here
-// spares replaying the window to find it out.
+// spares replaying the window to find it out. A loss is client-stamped
+// and may be recorded before the grant it ends: a window with one
+// (lost, its place; -1 for none) is left to the replay.
 type lastGrant struct {
-	lease    string
-	at, gone int
-	until    int64
+	lease          string
+	at, gone, lost int
+	until          int64
 }
 
 func (g *lastGrant) add(l *lockOp, at int) {
 	switch {
+	case l.f == history.Lost:
+		g.lost = at
 	case l.f == history.Acquire && l.outcome == history.OK:
-		*g = lastGrant{lease: l.lease, at: at, gone: -1, until: expiry(l.call, l.ttl)}
-	case g.lease != "" && g.gone < 0 && l.lease == g.lease && (l.f == history.Release || l.f == history.Lost && l.outcome == history.OK):
+		g.lease, g.at, g.gone, g.until = l.lease, at, -1, expiry(l.call, l.ttl)
+	}
+	if g.lease != "" && g.gone < 0 && l.lease == g.lease && (l.f == history.Release || l.f == history.Lost && l.outcome == history.OK) {
 		g.gone = at // as the replay's events close a lease
 	}
 }
@@ -278,7 +284,7 @@ func (g *lastGrant) add(l *lockOp, at int) {
 // blocks reports whether a window of operations whose last grant is g
 // and whose latest time is bound surely leaves the lease open past bound.
 func (g *lastGrant) blocks(bound int64) (lease string, until int64, blocked bool) {
-	if g.lease == "" || g.gone >= 0 || g.until <= bound {
+	if g.lease == "" || g.gone >= 0 || g.lost >= 0 || g.until <= bound {
 		return "", 0, false
 	}
 	return g.lease, g.until, true
@@ -286,8 +292,11 @@ func (g *lastGrant) blocks(bound int64) (lease string, until int64, blocked bool
 
 // cut drops the first n pending operations, checked.
 func (g *lastGrant) cut(n int) {
+	if g.lost -= n; g.lost < 0 {
+		g.lost = -1
+	}
 	if g.at < n {
-		*g = lastGrant{}
+		g.lease, g.gone = "", -1
 		return
 	}
 	g.at -= n
