@@ -22,12 +22,8 @@ func (s *leaseSet) empty() {
 	clear(s.names)
 }
 
-func (s *leaseSet) add(lease string) { s.addNamed(nameOf(lease), lease) }
-
-func (s *leaseSet) has(lease string) bool { return s.hasNamed(nameOf(lease), lease) }
-
-// addNamed adds lease, read already as name.
-func (s *leaseSet) addNamed(name leaseName, lease string) {
+// add adds lease, read already as name (the zero name: read it here).
+func (s *leaseSet) add(name leaseName, lease string) {
 	if name = name.resolve(lease); !name.ok() {
 		s.names[lease] = struct{}{}
 		return
@@ -44,8 +40,8 @@ func (s *leaseSet) addNamed(name leaseName, lease string) {
 	(*bits)[m/64] |= 1 << (m % 64)
 }
 
-// hasNamed reports whether lease, read already as name, is in s.
-func (s *leaseSet) hasNamed(name leaseName, lease string) bool {
+// has reports whether lease, read already as name, is in s.
+func (s *leaseSet) has(name leaseName, lease string) bool {
 	if name = name.resolve(lease); !name.ok() {
 		_, in := s.names[lease]
 		return in

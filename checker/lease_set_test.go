@@ -12,23 +12,22 @@ import (
 func TestLeaseSetHoldsLeasesUntilEmptied(t *testing.T) {
 	s := newLeaseSet()
 	in := []string{"p1.1", "p1.200", "p7.3", "lease-of-a-user", "p01.2"}
-	for _, l := range in[:3] {
-		s.addNamed(nameOf(l), l)
+	for _, l := range in[:4] {
+		s.add(nameOf(l), l)
 	}
-	s.add(in[3])
-	s.addNamed(leaseName{}, in[4]) // not read yet: read from the string
+	s.add(leaseName{}, in[4]) // not read yet: read from the string
 	for _, l := range in {
-		assert.True(t, s.has(l), l)
-		assert.True(t, s.hasNamed(nameOf(l), l), l)
+		assert.True(t, s.has(leaseName{}, l), l)
+		assert.True(t, s.has(nameOf(l), l), l)
 	}
 	for _, l := range []string{"p1.2", "p2.1", "p7.4", "lease-of-another", "p1.01"} {
-		assert.False(t, s.has(l), l)
+		assert.False(t, s.has(nameOf(l), l), l)
 	}
 	s.empty()
 	for _, l := range in {
-		assert.False(t, s.has(l), "%s after empty", l)
+		assert.False(t, s.has(nameOf(l), l), "%s after empty", l)
 	}
-	s.add("p7.3")
-	assert.True(t, s.has("p7.3"))
-	assert.False(t, s.has("p1.1"))
+	s.add(leaseName{}, "p7.3")
+	assert.True(t, s.has(nameOf("p7.3"), "p7.3"))
+	assert.False(t, s.has(nameOf("p1.1"), "p1.1"))
 }

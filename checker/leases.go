@@ -76,7 +76,7 @@ func (b *leaseBook) add(op *history.Op, name leaseName) error {
 			return fmt.Errorf("op %d: process %d acquires lease %s, a name that belongs to process %d", op.Index, op.Process, op.Lease, n)
 		}
 		if name.ok() {
-			b.granted.addNamed(name, op.Lease)
+			b.granted.add(name, op.Lease)
 		} else {
 			// Clones: the reading's strings share chunks (strarena) that a
 			// string kept for the whole history would pin.
@@ -141,7 +141,7 @@ func namedProcess(lease string) (int, bool) {
 // one did.
 func (b *leaseBook) ownerOf(name leaseName, lease string) (int32, bool) {
 	if name = name.resolve(lease); name.ok() {
-		return name.n, b.granted.hasNamed(name, lease)
+		return name.n, b.granted.has(name, lease)
 	}
 	owner, ok := b.owner[lease]
 	return owner, ok

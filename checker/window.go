@@ -171,7 +171,7 @@ func (kw *keyWindows) check(w []lockOp, bound int64, final bool) bool {
 		return false
 	}
 	for i := range w {
-		if run.closed.hasNamed(w[i].name, w[i].lease) && kw.replay.open[w[i].lease] == nil {
+		if run.closed.has(w[i].name, w[i].lease) && kw.replay.open[w[i].lease] == nil {
 			kw.redo = true
 			return false
 		}
@@ -244,7 +244,7 @@ func (kw *keyWindows) check(w []lockOp, bound int64, final bool) bool {
 	few := len(kw.stay) <= 8
 	for i := range w {
 		if few && !slices.Contains(kw.stay, w[i].lease) || !few && !open(w[i].lease) {
-			run.closed.addNamed(w[i].name, w[i].lease)
+			run.closed.add(w[i].name, w[i].lease)
 		}
 	}
 	kw.bound, kw.closed = max(kw.bound, bound), true
