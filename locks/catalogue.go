@@ -45,6 +45,13 @@ type Catalogue interface {
 	// Offers checks that the lock offers a call on a held lease
 	// (CallExtend, CallReacquire), which a workload needs.
 	Offers(name, call string) error
+	// Calls lists the calls on a held lease the lock offers.
+	Calls(name string) []string
+	// Points lists the named points the lock stops at on request.
+	Points(name string) []string
+	// Renews: the lock renews a lease on its own while it is held (a
+	// watchdog), so its renewals decide a lease as an extend does.
+	Renews(name string) bool
 }
 
 // Registry is the catalogue of the locks compiled into deadbolt.
@@ -68,6 +75,10 @@ func (registryCatalogue) SentinelMode(_, asked string) (string, error) { return 
 // The Go locks dial through the endpoints' Dialer (go-redis clients from
 // OneClient, rueidis's DialCtxFn), which does the TLS handshake itself.
 func (registryCatalogue) TLS(string) error { return nil }
+
+func (registryCatalogue) Calls(name string) []string  { return Calls(name) }
+func (registryCatalogue) Points(name string) []string { return Points(name) }
+func (registryCatalogue) Renews(name string) bool     { return Renews(name) }
 
 func (registryCatalogue) Offers(name, call string) error {
 	if err := Lookup(name); err != nil {
@@ -135,6 +146,9 @@ type Declaration struct {
 	// Calls are the calls the lock offers on a held lease: "extend",
 	// "reacquire" (the protocol's ops of those names).
 	Calls []string `json:"calls,omitempty"`
+	// Renews: the lock renews a lease on its own while it is held (a
+	// watchdog), telling each renewal as a renew event.
+	Renews bool `json:"renews,omitempty"`
 	// Library and Version name the third-party library the lock runs and
 	// the version the driver was built with, as the driver's own build
 	// reports it (absent for deadbolt's own locks).
@@ -150,7 +164,7 @@ const maxGroups = 9
 
 // Declare is a registered lock's declaration: the Go driver's hello.
 func Declare(name string) Declaration {
-	d := Declaration{Summary: Summary(name), Points: Points(name), Reentrant: Reentrant(name), Fencing: Fencing(name), Queues: Queues(name), TLS: Registry.TLS(name) == nil, Calls: Calls(name)}
+	d := Declaration{Summary: Summary(name), Points: Points(name), Reentrant: Reentrant(name), Fencing: Fencing(name), Queues: Queues(name), TLS: Registry.TLS(name) == nil, Calls: Calls(name), Renews: Renews(name)}
 	for n := 1; n <= maxGroups; n++ {
 		if Fits(name, n) != nil {
 			continue
@@ -258,6 +272,10 @@ func (d Declared) SentinelMode(name, asked string) (string, error) {
 	return "", fmt.Errorf("lock %s of driver %s follows a Sentinel failover only by %s (its lock_info's sentinel), and the scenario asks for %s",
 		name, d.Driver, strings.Join(modes, " or "), asked)
 }
+
+func (d Declared) Calls(name string) []string  { return d.Info[name].Calls }
+func (d Declared) Points(name string) []string { return d.Info[name].Points }
+func (d Declared) Renews(name string) bool     { return d.Info[name].Renews }
 
 func (d Declared) Offers(name, call string) error {
 	if err := d.Lookup(name); err != nil {

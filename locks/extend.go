@@ -29,6 +29,22 @@ type Reacquirer interface {
 	Reacquire(ctx context.Context, l *Lease) error
 }
 
+// Renewer is a lock that may renew a lease on its own while it is held
+// (a watchdog, as Redisson's and rueidislock's): its renewals decide a
+// lease as an extend does, so faults are aimed at them too.
+type Renewer interface {
+	// RenewsWhileHeld reports whether this lock instance renews its leases.
+	RenewsWhileHeld() bool
+}
+
+// Renews reports a registered lock that renews its leases on its own.
+func Renews(name string) bool {
+	return inspect(name, func(l Lock) bool {
+		r, ok := l.(Renewer)
+		return ok && r.RenewsWhileHeld()
+	})
+}
+
 // The calls on a held lease, as the protocol and the history name them.
 const (
 	CallExtend    = "extend"

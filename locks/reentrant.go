@@ -114,6 +114,9 @@ func (h *hashLock) Close() error { return h.rdb.Close() }
 // Queues: the fair kinds keep a line of waiters.
 func (h *hashLock) Queues() bool { return h.kind.leave != nil }
 
+// RenewsWhileHeld: the watchdog renews every TTL/3 (reentrant-lease has none).
+func (h *hashLock) RenewsWhileHeld() bool { return h.watchdog }
+
 // grant is an acquire script's answer.
 type grant struct {
 	ok         bool

@@ -105,7 +105,9 @@ type FaultDecl struct {
 	Size func(rng *rand.Rand, ttl time.Duration) time.Duration
 	// SignedBy: a negative By means something (a clock moved back).
 	SignedBy bool
-	Fault    Fault
+	// Effects say what it does to the nodes it strikes (effects.go).
+	Effects Effects
+	Fault   Fault
 }
 
 // faultEntry is a registered fault: its declaration, with its default

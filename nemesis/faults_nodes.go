@@ -11,11 +11,11 @@ import (
 
 // The node faults. Each one breaks every node of its target at once.
 func init() {
-	RegisterFault(FaultDecl{Name: "kill", Target: "minority", Summary: "SIGKILL the nodes; the heal starts them again (what they keep depends on the cluster's persistence)",
+	RegisterFault(FaultDecl{Name: "kill", Target: "minority", Effects: Effects{Silences: true, Kills: true}, Summary: "SIGKILL the nodes; the heal starts them again (what they keep depends on the cluster's persistence)",
 		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 			return undoOn(t, Node.Start), eachNode(ctx, t, Node.Kill)
 		})})
-	RegisterFault(FaultDecl{Name: "restart", Target: "minority", Summary: "SIGKILL the nodes and start them again at once (antirez's case: a restart without persistence forgets the locks it granted)",
+	RegisterFault(FaultDecl{Name: "restart", Target: "minority", Effects: Effects{Silences: true, Kills: true}, Summary: "SIGKILL the nodes and start them again at once (antirez's case: a restart without persistence forgets the locks it granted)",
 		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 			err := eachNode(ctx, t, func(n Node, ctx context.Context) error {
 				if err := n.Kill(ctx); err != nil {
@@ -27,15 +27,15 @@ func init() {
 			// again is the heal.
 			return undoOn(t, Node.Heal), err
 		})})
-	RegisterFault(FaultDecl{Name: "pause-node", Target: "minority", Summary: "freeze the nodes (docker pause): they answer nothing and keep their connections; the heal thaws them",
+	RegisterFault(FaultDecl{Name: "pause-node", Target: "minority", Effects: Effects{KeepsKeys: true, Silences: true}, Summary: "freeze the nodes (docker pause): they answer nothing and keep their connections; the heal thaws them",
 		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 			return undoOn(t, Node.Resume), eachNode(ctx, t, Node.Pause)
 		})})
-	RegisterFault(FaultDecl{Name: "isolate-primary", Target: "primary", Summary: "cut the node off from the other nodes and Sentinels while clients still reach it; the heal reconnects it",
+	RegisterFault(FaultDecl{Name: "isolate-primary", Target: "primary", Effects: Effects{KeepsKeys: true, Silences: true, BetweenNodes: true}, Summary: "cut the node off from the other nodes and Sentinels while clients still reach it; the heal reconnects it",
 		Fault: FaultFunc(isolate)})
-	RegisterFault(FaultDecl{Name: "isolate-replica", Target: "replica", Summary: "cut a replica off from its master and the Sentinels while clients still reach it; the heal reconnects it",
+	RegisterFault(FaultDecl{Name: "isolate-replica", Target: "replica", Effects: Effects{KeepsKeys: true, Silences: true, BetweenNodes: true}, Summary: "cut a replica off from its master and the Sentinels while clients still reach it; the heal reconnects it",
 		Fault: FaultFunc(isolate)})
-	RegisterFault(FaultDecl{Name: "clock-jump", Target: "node:redis-1", Summary: "move the nodes' wall clocks by the step's 'by' (negative: back); keys with a TTL expire early or late there only; the heal sets them back",
+	RegisterFault(FaultDecl{Name: "clock-jump", Target: "node:redis-1", Effects: Effects{MovesClock: true}, Summary: "move the nodes' wall clocks by the step's 'by' (negative: back); keys with a TTL expire early or late there only; the heal sets them back",
 		Needs: Needs{ClockFaults: true}, SignedBy: true, Size: clockJumpSize,
 		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, by time.Duration) (Heal, error) {
 			if by == 0 {
@@ -46,7 +46,7 @@ func init() {
 			}
 			return heal, eachNode(ctx, t, func(n Node, ctx context.Context) error { return n.SetClock(ctx, by) })
 		})})
-	RegisterFault(FaultDecl{Name: "kill-connections", Target: "primary", Summary: "close every client connection of the nodes (CLIENT KILL TYPE normal): the server and its keys live on, and each client must reconnect; nothing to heal",
+	RegisterFault(FaultDecl{Name: "kill-connections", Target: "primary", Effects: Effects{KeepsKeys: true, Instant: true}, Summary: "close every client connection of the nodes (CLIENT KILL TYPE normal): the server and its keys live on, and each client must reconnect; nothing to heal",
 		ByCommand: true,
 		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 			return nil, eachNode(ctx, t, func(n Node, ctx context.Context) error {
@@ -58,7 +58,7 @@ func init() {
 				return nil
 			})
 		})})
-	RegisterFault(FaultDecl{Name: "sentinel-failover", Target: "sentinel", Summary: "ask a Sentinel for a graceful failover (SENTINEL FAILOVER) and wait until another node is master",
+	RegisterFault(FaultDecl{Name: "sentinel-failover", Target: "sentinel", Effects: Effects{Failover: true}, Summary: "ask a Sentinel for a graceful failover (SENTINEL FAILOVER) and wait until another node is master",
 		ByCommand: true,
 		Fault:     FaultFunc(sentinelFailover)})
 }

@@ -87,3 +87,14 @@ func withLibrary(o RunOptions, lock string) (RunOptions, error) {
 	o.Driver, o.Locks = cmd, h
 	return o, nil
 }
+
+// Catalogue is what declares the scenario's lock for a run with o: the
+// hello of the driver that runs it (o's own, the one built for a library
+// at a version, the scenario's shipped driver), or deadbolt's own locks.
+func (s Scenario) Catalogue(o RunOptions) (locks.Catalogue, error) {
+	o, err := s.withDriver(o)
+	if err != nil {
+		return nil, err
+	}
+	return o.catalogue(), nil
+}

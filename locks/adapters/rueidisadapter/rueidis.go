@@ -236,6 +236,10 @@ func (r *Rueidis) Release(ctx context.Context, l *locks.Lease) error {
 }
 
 // Close closes the locker and its client.
+// RenewsWhileHeld: rueidislock extends every lock it holds at half its
+// validity, on its own.
+func (r *Rueidis) RenewsWhileHeld() bool { return true }
+
 func (r *Rueidis) Close() error {
 	r.mu.Lock()
 	lk := r.locker

@@ -1,0 +1,149 @@
+package explore
+
+import (
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/deadbolt-lab/deadbolt/locks"
+	"github.com/deadbolt-lab/deadbolt/scenarios"
+)
+
+// drawn generates n runs for lock as Explore does: each drawn again until
+// the lock can run it, counting the draws it refused.
+func drawn(t *testing.T, lock string, seed uint64, n int) ([]Generated, int) {
+	t.Helper()
+	o, err := OfferOf(locks.Registry, lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Generated
+	refused := 0
+	for i := range n {
+		g, refusals, err := Draw(o, seed, i, scenarios.RunOptions{})
+		if err != nil {
+			t.Fatalf("%s run %d: %v", lock, i, err)
+		}
+		refused += refusals
+		out = append(out, g)
+	}
+	return out, refused
+}
+
+func TestTheSameSeedDrawsTheSameScenarios(t *testing.T) {
+	a, _ := drawn(t, "simple", 7, 30)
+	b, _ := drawn(t, "simple", 7, 30)
+	c, _ := drawn(t, "simple", 8, 30)
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	jc, _ := json.Marshal(c)
+	if string(ja) != string(jb) {
+		t.Fatal("seed 7 drew different scenarios twice")
+	}
+	if string(ja) == string(jc) {
+		t.Fatal("seeds 7 and 8 drew the same scenarios")
+	}
+}
+
+// Every lock of deadbolt's gets runs it can make (Prepare accepts them, at
+// the first draw nearly always), aimed mostly at the calls that decide a
+// lease, each call it offers among them.
+func TestEveryDrawnScenarioRunsAndMostAimAtALeasesCalls(t *testing.T) {
+	for _, lock := range locks.Names() {
+		t.Run(lock, func(t *testing.T) {
+			gs, refused := drawn(t, lock, 1, 120)
+			if refused > len(gs)/10 {
+				t.Errorf("%d of %d draws were refused by Prepare", refused, len(gs))
+			}
+			o, _ := OfferOf(locks.Registry, lock)
+			aimed := 0
+			calls := map[string]int{}
+			for _, g := range gs {
+				if g.Aim.Call != "" {
+					aimed++
+				}
+				calls[g.Aim.Call]++
+				if g.Scenario.Lock != lock || g.Scenario.Expect != scenarios.Unknown {
+					t.Fatalf("run %d: lock %s expecting %s", g.Index, g.Scenario.Lock, g.Scenario.Expect)
+				}
+			}
+			if aimed < len(gs)*3/4 {
+				t.Errorf("only %d of %d runs aimed at a call", aimed, len(gs))
+			}
+			want := append(slices.Clone(o.Calls), CallAcquire, CallRelease)
+			if o.Renews {
+				want = append(want, CallRenew)
+			}
+			for _, c := range want {
+				if calls[c] == 0 {
+					t.Errorf("no run aimed at %s (aims: %v)", c, calls)
+				}
+			}
+		})
+	}
+}
+
+// A drawn scenario is a scenario file: written and read back, it is the
+// same scenario, and Prepare takes it.
+func TestADrawnScenarioIsAScenarioFile(t *testing.T) {
+	gs, _ := drawn(t, "reentrant", 3, 40)
+	for _, g := range gs {
+		b, err := scenarios.MarshalFile(g.Scenario.Spec())
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := scenarios.ParseFile(b)
+		if err != nil {
+			t.Fatalf("run %d: %v\n%s", g.Index, err, b)
+		}
+		if _, err := f.Scenario.Prepare(scenarios.RunOptions{}); err != nil {
+			t.Fatalf("run %d read back: %v\n%s", g.Index, err, b)
+		}
+	}
+}
+
+// The generator reads no scenario file, neither a finding nor a suite
+// file: the files that draw scenarios call nothing of package scenarios
+// that reads the registered ones (Get, Names, CISuite, Cell, Expected,
+// ...) or a file (ReadFile, ParseFile), only its types and Prepare.
+func TestTheGeneratorReadsNoScenarioFile(t *testing.T) {
+	allowed := map[string]bool{"Scenario": true, "Duration": true, "Unknown": true, "RunOptions": true}
+	fset := token.NewFileSet()
+	files, _ := filepath.Glob("*.go")
+	checked := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") || !slices.Contains(generatorFiles, name) {
+			continue
+		}
+		checked++
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == "scenarios" && !allowed[sel.Sel.Name] {
+				t.Errorf("%s: the generator uses scenarios.%s", fset.Position(sel.Pos()), sel.Sel.Name)
+			}
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == "os" {
+				t.Errorf("%s: the generator uses os.%s", fset.Position(sel.Pos()), sel.Sel.Name)
+			}
+			return true
+		})
+	}
+	if checked != len(generatorFiles) {
+		t.Fatalf("checked %d of the generator's files %v", checked, generatorFiles)
+	}
+	if _, err := os.Stat("generate.go"); err != nil {
+		t.Fatal(err)
+	}
+}
