@@ -85,6 +85,17 @@ func judge(rep *Report) {
 		seen[sig] = len(rep.Findings)
 		rep.Findings = append(rep.Findings, f)
 	}
+	// The lock explored first: what breaks it and not the second lock.
+	slices.SortStableFunc(rep.Findings, func(a, b Finding) int {
+		return cmp.Compare(boolInt(a.Lock != rep.Lock), boolInt(b.Lock != rep.Lock))
+	})
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // runOf is sc's run with lock, if it has one.

@@ -88,6 +88,8 @@ const (
 type explorer struct {
 	o    Options
 	pool *cluster.Pool
+	// run makes one run (runOne; a test's fake lock).
+	run func(ctx context.Context, s scenarios.Scenario, lock string, seed uint64) Run
 	// offers are the lock's and the second lock's declarations.
 	offer, against Offer
 }
@@ -384,7 +386,7 @@ func (x *explorer) runJobs(ctx context.Context, jobs []job, told func(done, tota
 		}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			r := x.runOne(ctx, j.s, j.lock, j.seed)
+			r := x.runWith(ctx, j.s, j.lock, j.seed)
 			mu.Lock()
 			runs[k] = r
 			done++
@@ -396,6 +398,14 @@ func (x *explorer) runJobs(ctx context.Context, jobs []job, told func(done, tota
 	}
 	wg.Wait()
 	return runs
+}
+
+// runWith makes one run with x.run, or runOne.
+func (x *explorer) runWith(ctx context.Context, s scenarios.Scenario, lock string, seed uint64) Run {
+	if x.run != nil {
+		return x.run(ctx, s, lock, seed)
+	}
+	return x.runOne(ctx, s, lock, seed)
 }
 
 // runOne runs s on lock with seed and reads what it found.

@@ -32,10 +32,10 @@ type family struct {
 var families = []family{
 	{name: "stall-holder", weight: 4, calls: (*build).leaseCalls, plan: stallHolder},
 	{name: "inside-call", weight: 3, calls: insideCalls, plan: insideCall},
-	{name: "slow-replies", weight: 3, calls: func(b *build) []string { return append(b.leaseCalls(), CallAcquire) }, plan: slowReplies},
+	{name: "slow-replies", weight: 4, calls: func(b *build) []string { return append(b.leaseCalls(), CallAcquire) }, plan: slowReplies},
 	{name: "cut-holder", weight: 1, calls: (*build).leaseCalls, plan: cutHolder},
 	{name: "node-at-grant", weight: 2, calls: func(*build) []string { return []string{CallAcquire} }, plan: nodeAtGrant},
-	{name: "node-while-asking", weight: 2, calls: func(*build) []string { return []string{CallAcquire} }, plan: nodeWhileAsking},
+	{name: "node-while-asking", weight: 3, calls: func(*build) []string { return []string{CallAcquire} }, plan: nodeWhileAsking},
 	{name: "stop-at-point", weight: 2, applies: func(b *build) bool { return len(b.o.Points) > 0 },
 		calls: func(b *build) []string { return []string{CallAcquire, CallRelease} }, plan: stopAtPoint},
 	{name: "random", weight: 1, applies: func(b *build) bool { return b.lockNodes() >= 3 },
@@ -110,6 +110,9 @@ func insideCalls(b *build) []string {
 
 // insideFaults are the faults that strike inside a request for call.
 func insideFaults(call string) []string {
+	if call == CallRenew {
+		return nil // a watchdog's renewal is no request the harness sends
+	}
 	op := history.F(call)
 	if call == CallExtend || call == CallReacquire {
 		op = history.Renew
@@ -126,10 +129,10 @@ func insideFaults(call string) []string {
 func insideCall(b *build, call string) error {
 	fs := insideFaults(call)
 	if len(fs) == 0 {
-		return fmt.Errorf("no fault strikes inside %s", call)
+		return fmt.Errorf("no fault of the catalogue strikes inside a %s (a watchdog's renewal is the lock's own, no request the harness sends)", call)
 	}
 	f := one(b.d, fs...)
-	s := nemesis.Step{Fault: f, Target: "holder", Key: "k0", Strikes: one(b.d, 2, 3, 5)}
+	s := nemesis.Step{Fault: f, Target: "holder", Key: "k0", Strikes: one(b.d, 3, 5, 8)}
 	if _, kills, _ := nemesis.Inside(f); !kills {
 		s.For = scaled(b.ttl, one(b.d, 1.0, 2.0))
 	}
@@ -165,9 +168,14 @@ func slowReplies(b *build, call string) error {
 		return fmt.Errorf("the catalogue has no fault that slows a link")
 	}
 	f := one(b.d, fs...)
+	// A call on a held lease is made again and again: a small delay is
+	// lost again at each one, so small delays are drawn as often as those
+	// across the lease's end and past it.
 	by := scaled(b.ttl, one(b.d, 0.1, 0.15, 0.25, 0.5, 0.75, 1.0, 1.5))
 	length := b.length()
 	if call != CallAcquire && call != CallRelease {
+		by = scaled(b.ttl, pick(b.d, weighted[float64]{2, 0.1}, weighted[float64]{2, 0.15}, weighted[float64]{2, 0.25},
+			weighted[float64]{1, 0.5}, weighted[float64]{1, 0.75}, weighted[float64]{1, 1.0}, weighted[float64]{1, 1.5}))
 		length = scaled(b.ttl, one(b.d, 3.0, 5.0))
 	}
 	s := nemesis.Step{Fault: f, Target: "link:0:" + b.linkNodes(), WaitKey: "k0", WaitSlot: 0, By: by, For: length}
@@ -310,7 +318,15 @@ func nodeWhileAsking(b *build, _ string) error {
 	if len(fs) == 0 {
 		return fmt.Errorf("no node fault fits %s", b.place)
 	}
-	f := one(b.d, fs...)
+	// A node that stalls and keeps its keys makes calls time out, and a
+	// call retried after its timeout may find its own first try's work:
+	// stalls are drawn three times as often as the others.
+	var ws []weighted[string]
+	for _, f := range fs {
+		d, _ := nemesis.FaultOf(f)
+		ws = append(ws, weighted[string]{map[bool]int{true: 3, false: 1}[d.Effects.KeepsKeys && !d.Effects.Instant], f})
+	}
+	f := pick(b.d, ws...)
 	n := one(b.d, 1, 2, 3)
 	tau := b.timeout()
 	var steps []nemesis.Step

@@ -197,7 +197,7 @@ func (x *explorer) runnable(c scenarios.Scenario, f *Finding) bool {
 // on the others and on f.Against with every seed, side by side: true when
 // f.Lock broke on each and f.Against on none (valid each time).
 func (x *explorer) breaks(ctx context.Context, c scenarios.Scenario, f *Finding, sh *Shrunk) (bool, []Run) {
-	first := x.runOne(ctx, c, f.Lock, sh.Seeds[0])
+	first := x.runWith(ctx, c, f.Lock, sh.Seeds[0])
 	sh.Runs++
 	runs := []Run{first}
 	if first.Verdict != "invalid" {

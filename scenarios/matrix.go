@@ -38,6 +38,10 @@ type Failure struct {
 	// Faults are what its templates strike, by `deadbolt faults`' names,
 	// each once: filled from the templates' schedules, never written.
 	Faults []string `json:"-"`
+	// Draw, for a column with no template, makes its cell's scenario for a
+	// lock (package explore's generator draws the audit's call columns);
+	// an error says why the lock has no cell there.
+	Draw func(lock string, o RunOptions) (Scenario, error) `json:"-"`
 }
 
 // Legend says what goes wrong and with which faults.
@@ -136,6 +140,12 @@ func AuditCells(locks, failureNames []string, o RunOptions) ([]MatrixCell, error
 	return cellsOf(AuditFailures(), locks, failureNames, o)
 }
 
+// CellsOver are Cells over the failures given (the audit's with columns
+// drawn by the generator beside them).
+func CellsOver(failures []Failure, locks, failureNames []string, o RunOptions) ([]MatrixCell, error) {
+	return cellsOf(failures, locks, failureNames, o)
+}
+
 // cellsOf is Cells over the failures given.
 func cellsOf(failures []Failure, locks, failureNames []string, o RunOptions) ([]MatrixCell, error) {
 	byName := map[string]Failure{}
@@ -162,14 +172,27 @@ func cellsOf(failures []Failure, locks, failureNames []string, o RunOptions) ([]
 		}
 		for _, f := range cols {
 			cell := MatrixCell{Lock: lock, Failure: f.Name}
+			if f.Draw != nil {
+				c, err := f.Draw(lock, o)
+				if err == nil {
+					_, err = c.Prepare(o)
+				}
+				if err != nil {
+					cell.NotApplicable = err.Error()
+				} else {
+					cell.Scenario = c
+				}
+				cells = append(cells, cell)
+				continue
+			}
 			var why []string
 			for _, t := range slices.Backward(f.Templates) {
 				tmpl, err := Get(t)
 				if err != nil {
 					return nil, fmt.Errorf("failure %s: %w", f.Name, err)
 				}
-				if f.Judged && Expected(t, lock) == Unknown {
-					why = append(why, fmt.Sprintf("%s judges %s only (known.json)", t, strings.Join(tmpl.Versions(), ", ")))
+				if f.Judged && Expected(t, lock) == Unknown && !sameLibrary(tmpl.Lock, lock) {
+					why = append(why, fmt.Sprintf("%s judges %s's versions only", t, libraryOf(tmpl.Lock)))
 					continue
 				}
 				c := Cell(tmpl, lock)
@@ -187,6 +210,21 @@ func cellsOf(failures []Failure, locks, failureNames []string, o RunOptions) ([]
 		}
 	}
 	return cells, nil
+}
+
+// sameLibrary reports two locks that are versions of one library
+// (redsync@v4.0.3 and redsync@v4.12.1): a finding runs on every version
+// of its own library, judged where known.json knows the version and
+// reported unjudged elsewhere, so that an audit row says which known bugs
+// affect that version.
+func sameLibrary(a, b string) bool {
+	return drivers.IsVersioned(a) && drivers.IsVersioned(b) && libraryOf(a) == libraryOf(b)
+}
+
+// libraryOf is the library of NAME@VERSION.
+func libraryOf(lock string) string {
+	name, _, _ := strings.Cut(lock, "@")
+	return name
 }
 
 // unknownFailure says that no failure is named n, and which failures

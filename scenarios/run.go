@@ -81,7 +81,9 @@ type Invocation struct {
 func (o RunOptions) rerun(name, dir string, server reports.Server) []string {
 	seed := []string{"--seed", strconv.FormatUint(o.Seed, 10)}
 	inv := o.Invocation
-	if inv == nil {
+	if _, err := Get(name); inv == nil || (inv.File == "" && err != nil) {
+		// No command line named it, or its name is no registered scenario
+		// (a cell the generator drew): its scenario.json replays it.
 		return append([]string{"run", "--file", filepath.Join(dir, SpecFile)}, seed...)
 	}
 	args := []string{"run", name}

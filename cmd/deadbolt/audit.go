@@ -3,16 +3,21 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/deadbolt-lab/deadbolt/drivers"
+	"github.com/deadbolt-lab/deadbolt/explore"
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
 
 // cmdAudit is `deadbolt audit`: the lock libraries at the versions known
 // to build (drivers.Library.Known), each under every failure of the matrix
-// and in every finding (scenarios/findings/) that judges it, written as
+// in every finding of its own library (scenarios/findings/), and in every
+// call column (a fault aimed at its extend, re-acquire or renewal, drawn by
+// package explore's generator), written as
 // store/audit.md, audit.html and audit.json, one row per library version.
 // Its flags, exit codes, shards and merge are the matrix's.
 func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -26,12 +31,14 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			versions = append(versions, n+"@"+v)
 		}
 	}
+	failures := append(scenarios.AuditFailures(), explore.CallFailures()...)
 	var columns []string
-	for _, fl := range scenarios.AuditFailures() {
+	for _, fl := range failures {
 		columns = append(columns, fl.Name)
 	}
 	fs.Func("libraries", "the rows: library versions, comma-separated (`NAME@VERSION,...`; default: every version known to build, as deadbolt locks lists them)", nameList("library version", &versions))
-	fs.Func("faults", "comma-separated failures and findings, the columns (default: every failure of the matrix and every finding)", nameList("failure", &columns))
+	fs.Func("faults", "comma-separated failures and findings, the columns (default: every failure of the matrix, every finding, and every call column: a fault aimed at the lock's extend, re-acquire or renewal)", nameList("failure", &columns))
+	goMod := fs.String("go-mod", "", "the rows: the lock libraries a Go module's go.mod requires, at the versions it requires (in place of --libraries)")
 	var sr seededRuns
 	sr.register(fs)
 	sr.seeds = 1
@@ -41,6 +48,17 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	names, err := parse(fs, args)
 	if err != nil {
 		return err
+	}
+	librariesSet := false
+	fs.Visit(func(fl *flag.Flag) { librariesSet = librariesSet || fl.Name == "libraries" })
+	switch {
+	case *goMod != "" && librariesSet:
+		return badInput("--go-mod and --libraries both choose the rows: give one")
+	case *goMod != "":
+		if versions, err = drivers.FromGoMod(*goMod); err != nil {
+			return badInput("--go-mod: %v", err)
+		}
+		fmt.Fprintf(stderr, "audit: %s requires %s\n", *goMod, strings.Join(versions, ", "))
 	}
 	switch {
 	case len(names) > 0:
@@ -57,5 +75,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	return runGrid(ctx, grid{kind: reports.KindAudit, args: args, rows: versions, cols: columns,
-		failures: scenarios.AuditFailures(), cells: scenarios.AuditCells}, f, sr, shard, *junit, stdout, stderr)
+		failures: failures, cells: func(locks, cols []string, o scenarios.RunOptions) ([]scenarios.MatrixCell, error) {
+			return scenarios.CellsOver(failures, locks, cols, o)
+		}}, f, sr, shard, *junit, stdout, stderr)
 }

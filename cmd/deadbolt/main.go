@@ -10,6 +10,7 @@
 //	deadbolt scenario [NAME...] [--seed N] [--store DIR] [--junit FILE] [--shard I/N] [--fresh]
 //	deadbolt matrix [--locks L,...] [--faults F,...] [--seeds N] [--seed N] [--parallel N] [--store DIR] [--junit FILE] [--shard I/N]
 //	deadbolt explore --lock L [--against L2] [--runs N] [--seed S] [--parallel P] [--store DIR]
+//	deadbolt bisect FILE --lock LIB --versions V1,V2,...|LO..HI [--seeds N] [--seed N] [--parallel N] [--store DIR]
 //	deadbolt sweep NAME --knob K --values V1,V2,... [--seeds N] [--seed N] [--parallel N] [--store DIR]
 //	deadbolt shrink RUN_DIR [--budget N] [--store DIR]
 //	deadbolt check RUN_DIR
@@ -75,6 +76,7 @@ const usage = `usage:
   deadbolt matrix [--locks L1,L2] [--faults F1,F2] [--seeds N] [--shard I/N] [flags]  every lock under every failure: matrix.md, matrix.html, matrix.json
   deadbolt audit [--libraries L@V,...] [--faults F1,F2] [--seeds N] [--shard I/N] [flags]  every library version under every failure and finding: audit.md, audit.html, audit.json
   deadbolt explore --lock L [--against L2] [--runs N] [--seed S] [--parallel P]  generated scenarios aimed at the lock's calls, what breaks it shrunk: explore.md, explore.html, explore.json
+  deadbolt bisect FILE --lock LIB --versions V1,V2|LO..HI [--seeds N]  one scenario file on each version of a library: the first affected and the first fixed
   deadbolt sweep NAME --knob K --values V1,V2 [--seeds N]  the unsafe window: how often the lock breaks at each value
   deadbolt shrink RUN_DIR [--budget N] a smaller scenario that still breaks the lock a run broke: RUN_DIR/shrunk.json
   deadbolt conformance --driver CMD [--lock NAME]  check a driver against docs/driver-protocol.md
@@ -173,6 +175,7 @@ var commands = []command{
 	{"matrix", cmdMatrix},
 	{"audit", cmdAudit},
 	{"explore", cmdExplore},
+	{"bisect", cmdBisect},
 	{"sweep", cmdSweep},
 	{"shrink", cmdShrink},
 	{"conformance", func(ctx context.Context, args []string, stdout, _ io.Writer) error {

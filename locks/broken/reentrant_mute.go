@@ -36,3 +36,9 @@ func (m *ReentrantMute) Acquire(ctx context.Context, key string) (*locks.Lease, 
 }
 
 func (m *ReentrantMute) Close() error { return locks.Close(m.Lock) }
+
+// RenewsWhileHeld is the reentrant lock's: its watchdog renews on, mute.
+func (m *ReentrantMute) RenewsWhileHeld() bool {
+	r, ok := m.Lock.(locks.Renewer)
+	return ok && r.RenewsWhileHeld()
+}

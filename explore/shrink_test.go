@@ -1,0 +1,124 @@
+package explore
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/deadbolt-lab/deadbolt/nemesis"
+	"github.com/deadbolt-lab/deadbolt/scenarios"
+)
+
+// big is a scenario with room to shrink everywhere: three steps, a
+// majority target, four clients on two keys, a counter with re-entry, a
+// raised timeout and a long fault phase.
+func big() scenarios.Scenario {
+	s := scenarios.Scenario{Name: "big", Expect: scenarios.Unknown, Lock: "reentrant", Workload: "counter", Reenter: true,
+		Nemesis: "plan", Time: scenarios.Duration(40 * time.Second)}
+	s.Cluster.Topology, s.Cluster.Masters = "independent", 1
+	s.Clients, s.Keys = 4, []string{"k0", "k1"}
+	s.TTL, s.HoldMin, s.HoldMax, s.Pause = scenarios.Duration(time.Second), scenarios.Duration(50*time.Millisecond), scenarios.Duration(800*time.Millisecond), scenarios.Duration(20*time.Millisecond)
+	s.LockOptions.TimeoutMS = 2000
+	s.Fault.Steps = []nemesis.Step{
+		{Fault: "pause-node", Target: "node:redis-1", After: time.Second, For: 2 * time.Second},
+		{Fault: "pause-client", Target: "holder", Key: "k0", After: 3 * time.Second, For: 4 * time.Second, Until: nemesis.UntilHandoff},
+		{Fault: "kill-connections", Target: "node:redis-1", After: 2 * time.Second},
+	}
+	return s
+}
+
+// Every candidate is a scenario file Prepare takes, simpler than the one
+// it came from in one respect.
+func TestCandidatesAreSimplerScenarioFiles(t *testing.T) {
+	s := big()
+	if _, err := s.Prepare(scenarios.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var changes []string
+	stream := Candidates(s)
+	for v, ok := stream(); ok; v, ok = stream() {
+		c := v.(scenarios.Scenario)
+		if _, err := c.Prepare(scenarios.RunOptions{}); err != nil {
+			t.Errorf("candidate %s: %v", changed(s, c), err)
+		}
+		ch := changed(s, c)
+		if ch == "no change" {
+			t.Errorf("a candidate that changes nothing")
+		}
+		changes = append(changes, ch)
+	}
+	for _, want := range []string{"3 steps -> 2", "clients 4 -> 2", `keys ["k0","k1"] -> ["k0"]`, "reenter true -> none", `workload "counter" -> "mutex"`,
+		`lock_options {"timeout_ms":"2s"} -> {}`, `step 2 until "handoff" -> none`, "time", "step 2 for 4s -> 2s", "step 1 after 1s -> none", `hold_max "800ms" -> "400ms"`} {
+		if !slices.ContainsFunc(changes, func(c string) bool { return len(c) >= len(want) && contains(c, want) }) {
+			t.Errorf("no candidate %q among %q", want, changes)
+		}
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+// The search keeps each candidate that still breaks the lock on every seed
+// and leaves the second lock unbroken, and stops at the budget: here the
+// lock breaks while a holder's pause of at least 2s is in the plan and
+// any client is left, so the pause survives, shortened to 2s, and little
+// else does.
+func TestShrinkKeepsWhatStillBreaksWithinItsBudget(t *testing.T) {
+	breaks := func(s scenarios.Scenario) bool {
+		return slices.ContainsFunc(s.Fault.Steps, func(st nemesis.Step) bool { return st.Fault == "pause-client" && st.For >= 2*time.Second })
+	}
+	runs := 0
+	x := &explorer{o: Options{Parallel: 2, ShrinkRuns: 200, Seeds: 3}}
+	x.run = func(_ context.Context, s scenarios.Scenario, lock string, seed uint64) Run {
+		runs++
+		v := "valid"
+		if lock == "reentrant" && breaks(s) {
+			v = "invalid"
+		}
+		return Run{Lock: lock, Seed: seed, Verdict: v}
+	}
+	f := &Finding{Lock: "reentrant", Against: "reentrant-lease"}
+	g := Generated{Index: 0, Scenario: big(), Seed: 11}
+	sh, best, _ := x.shrink(context.Background(), f, g)
+	if !sh.Confirmed {
+		t.Fatalf("not confirmed: %+v", sh)
+	}
+	if sh.Runs != runs {
+		t.Errorf("counted %d runs, made %d", sh.Runs, runs)
+	}
+	if len(best.Fault.Steps) != 1 || best.Fault.Steps[0].Fault != "pause-client" || best.Fault.Steps[0].For != 2*time.Second {
+		t.Errorf("steps %+v", best.Fault.Steps)
+	}
+	if best.Clients != 2 || len(best.Keys) != 1 || best.Reenter || best.Workload != "mutex" || best.LockOptions.TimeoutMS != 0 {
+		t.Errorf("shrunk to %+v", best)
+	}
+	if sh.Replays["reentrant"] != "invalid 3/3" || sh.Replays["reentrant-lease"] != "valid 3/3" {
+		t.Errorf("replays %v", sh.Replays)
+	}
+	// A budget of one candidate: the confirmation and one trial.
+	x.o.ShrinkRuns = 12
+	sh, best, _ = x.shrink(context.Background(), f, g)
+	if len(sh.Trials) != 2 || sh.Runs > 12 || len(best.Fault.Steps) != 2 {
+		t.Errorf("budget 12: %d trials, %d runs, %d steps", len(sh.Trials), sh.Runs, len(best.Fault.Steps))
+	}
+	// A scenario that does not break on every seed is not shrunk.
+	flaky := 0
+	x.run = func(_ context.Context, s scenarios.Scenario, lock string, seed uint64) Run {
+		flaky++
+		if lock == "reentrant" && flaky%2 == 1 {
+			return Run{Lock: lock, Seed: seed, Verdict: "invalid"}
+		}
+		return Run{Lock: lock, Seed: seed, Verdict: "valid"}
+	}
+	sh, _, _ = x.shrink(context.Background(), f, g)
+	if sh.Confirmed || len(sh.Trials) != 1 {
+		t.Errorf("a flaky break was confirmed: %+v", sh)
+	}
+}
