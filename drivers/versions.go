@@ -19,7 +19,9 @@ func (l Library) VersionsBetween(ctx context.Context, lo, hi string) ([]string, 
 	if !semver.IsValid(lo) || !semver.IsValid(hi) || semver.Compare(lo, hi) > 0 {
 		return nil, fmt.Errorf("%s versions %s..%s: want two semantic versions, the older first (v4.0.0..v4.4.1)", l.Name, lo, hi)
 	}
-	in := func(v string) bool { return semver.IsValid(v) && semver.Compare(v, lo) >= 0 && semver.Compare(v, hi) <= 0 }
+	in := func(v string) bool {
+		return semver.IsValid(v) && semver.Compare(v, lo) >= 0 && semver.Compare(v, hi) <= 0
+	}
 	var out []string
 	for _, v := range l.Known {
 		if in(v) {

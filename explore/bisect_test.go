@@ -26,7 +26,9 @@ func TestFirstAffectedAndFirstFixed(t *testing.T) {
 		}
 		return out
 	}
-	vr := func(v string, rs []Run) VersionResult { return VersionResult{Version: v, Verdict: versionVerdict(rs), Runs: rs} }
+	vr := func(v string, rs []Run) VersionResult {
+		return VersionResult{Version: v, Verdict: versionVerdict(rs), Runs: rs}
+	}
 	vs := []VersionResult{
 		vr("v1", runs("valid", "valid")),
 		vr("v2", runs("valid", "invalid")),
