@@ -122,6 +122,17 @@ func (p *Pool) Get(ctx context.Context, spec Spec) (*Cluster, Origin, error) {
 	return c, o, nil
 }
 
+// Want tells the pool of n more runs of spec to come, beyond those it was
+// made for (a shrink's trials): a cluster of spec is then kept for them.
+func (p *Pool) Want(spec Spec, n int) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.want[spec.key()] += n
+}
+
 // Parked reports whether a cluster of spec waits in the pool: a run of
 // spec started now is lent it, reset, instead of new containers.
 func (p *Pool) Parked(spec Spec) bool {

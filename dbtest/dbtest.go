@@ -147,11 +147,8 @@ type plan struct {
 // Main's hook, the lock, each scenario with the lock and the expectation,
 // and that the client processes (this binary as a driver) offer the lock.
 func prepare(lock string, expect Expect, cfg config) (plan, error) {
-	if !mainRan {
-		return plan{}, fmt.Errorf("dbtest: the test binary must serve as the client processes: add\n\n\tfunc TestMain(m *testing.M) { dbtest.Main(m) }\n\nto the package (registering the lock before dbtest.Main)")
-	}
-	if err := locks.Lookup(lock); err != nil {
-		return plan{}, fmt.Errorf("dbtest: %w: register it with dbtest.Register in TestMain or an init function", err)
+	if err := preparedMain(lock); err != nil {
+		return plan{}, err
 	}
 	if len(expect) == 0 {
 		return plan{}, fmt.Errorf("dbtest: no scenario to run: Expect{\"failover-simple\": dbtest.Unsafe, ...} (deadbolt list names them)")
@@ -168,6 +165,23 @@ func prepare(lock string, expect Expect, cfg config) (plan, error) {
 			return plan{}, fmt.Errorf("dbtest: %w", err)
 		}
 	}
+	return clients(lock)
+}
+
+// preparedMain checks that Main ran and that the lock is registered.
+func preparedMain(lock string) error {
+	if !mainRan {
+		return fmt.Errorf("dbtest: the test binary must serve as the client processes: add\n\n\tfunc TestMain(m *testing.M) { dbtest.Main(m) }\n\nto the package (registering the lock before dbtest.Main)")
+	}
+	if err := locks.Lookup(lock); err != nil {
+		return fmt.Errorf("dbtest: %w: register it with dbtest.Register in TestMain or an init function", err)
+	}
+	return nil
+}
+
+// clients are the client processes, this test binary run as a driver,
+// probed for the lock.
+func clients(lock string) (plan, error) {
 	cmd, err := driver()
 	if err != nil {
 		return plan{}, err
@@ -182,19 +196,30 @@ func prepare(lock string, expect Expect, cfg config) (plan, error) {
 	return plan{driver: cmd, locks: declared}, nil
 }
 
-// runOne runs one scenario under a context that ends on SIGINT or SIGTERM
-// (the signal is raised again once the run has cleaned up) or 30 s before
-// go test's -timeout.
+// runOne runs one scenario under whileRunning's context.
 func runOne(t *testing.T, name string, o scenarios.RunOptions) (*reports.Results, error) {
 	s, err := scenarios.Get(name)
 	if err != nil {
 		return nil, err
 	}
+	var res *reports.Results
+	err = whileRunning(t, name, func(ctx context.Context) error {
+		var err error
+		res, err = s.Run(ctx, o)
+		return err
+	})
+	return res, err
+}
+
+// whileRunning runs f under a context that ends on SIGINT or SIGTERM (the
+// signal is raised again once f has cleaned up) or 30 s before go test's
+// -timeout.
+func whileRunning(t *testing.T, name string, f func(ctx context.Context) error) error {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	if d, ok := t.Deadline(); ok {
 		if time.Until(d) < cleanupMargin {
-			return nil, fmt.Errorf("go test's -timeout leaves %s, too little to run a scenario: raise -timeout", time.Until(d).Round(time.Second))
+			return fmt.Errorf("go test's -timeout leaves %s, too little to run %s: raise -timeout", time.Until(d).Round(time.Second), name)
 		}
 		ctx, cancel = context.WithDeadline(ctx, d.Add(-cleanupMargin))
 		defer cancel()
@@ -212,7 +237,7 @@ func runOne(t *testing.T, name string, o scenarios.RunOptions) (*reports.Results
 		case <-ctx.Done():
 		}
 	}()
-	res, err := s.Run(ctx, o)
+	err := f(ctx)
 	cancel()
 	<-done
 	if got != nil {
@@ -225,7 +250,7 @@ func runOne(t *testing.T, name string, o scenarios.RunOptions) (*reports.Results
 		os.Exit(130)
 	}
 	if err == scenarios.ErrInterrupted && t.Context().Err() == nil {
-		return nil, fmt.Errorf("stopped %s before go test's -timeout, containers and clients removed: raise -timeout", cleanupMargin)
+		return fmt.Errorf("stopped %s before go test's -timeout, containers and clients removed: raise -timeout", cleanupMargin)
 	}
-	return res, err
+	return err
 }

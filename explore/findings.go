@@ -197,6 +197,10 @@ func (x *explorer) runnable(c scenarios.Scenario, f *Finding) bool {
 // on the others and on f.Against with every seed, side by side: true when
 // f.Lock broke on each and f.Against on none (valid each time).
 func (x *explorer) breaks(ctx context.Context, c scenarios.Scenario, f *Finding, sh *Shrunk) (bool, []Run) {
+	x.expect(c, f.Lock, len(sh.Seeds))
+	if f.Against != "" {
+		x.expect(c, f.Against, len(sh.Seeds))
+	}
 	first := x.runWith(ctx, c, f.Lock, sh.Seeds[0])
 	sh.Runs++
 	runs := []Run{first}
@@ -225,6 +229,15 @@ func (x *explorer) breaks(ctx context.Context, c scenarios.Scenario, f *Finding,
 		}
 	}
 	return true, runs
+}
+
+// expect tells the pool of n runs of c on lock to come, so that their
+// clusters are kept and reset between them, not removed and started anew.
+func (x *explorer) expect(c scenarios.Scenario, lock string, n int) {
+	c.Lock = lock
+	if spec, err := c.ClusterSpec(x.runOptions(lock, 0)); err == nil {
+		x.pool.Want(spec, n)
+	}
 }
 
 func trialOf(change string, kept bool, runs []Run) Trial {
