@@ -162,10 +162,10 @@ func telling(broken, other map[string]int) string {
 	return kinds[0]
 }
 
-// signature groups findings that broke the same lock the same way.
+// signature groups findings that broke the same lock the same way: the
+// anomaly that tells it, and the same aim.
 func signature(f Finding) string {
-	kinds := slices.Sorted(maps.Keys(f.Anomalies))
-	return fmt.Sprintf("%s|%s|%s|%s|%s", f.Lock, f.Against, strings.Join(kinds, ","), f.Aim.Family, f.Aim.Call)
+	return fmt.Sprintf("%s|%s|%s|%s|%s", f.Lock, f.Against, f.Anomaly, f.Aim.Family, f.Aim.Call)
 }
 
 // differenceOf compares the two locks' runs of sc: a verdict that tells

@@ -71,6 +71,7 @@ func (x *explorer) shrinkFindings(ctx context.Context, gens []Generated, rep *Re
 					return err
 				}
 				f.File = path
+				f.Replay = x.replay(f.File, f.Lock, sh.Seeds[0])
 				f.Writeup = filepath.Join(dir, name+".md")
 				if err := os.WriteFile(f.Writeup, []byte(writeup(rep, f, best, runs)), 0o644); err != nil {
 					return err

@@ -222,7 +222,7 @@ func HTML(w io.Writer, rep *Report) error {
 }
 
 // stepWhen says when a step strikes and for how long.
-func stepWhen(st nemesis.Step, ttl time.Duration) string {
+func stepWhen(st nemesis.Step, ttl time.Duration, first bool) string {
 	var parts []string
 	if st.Key != "" && strings.HasPrefix(st.Target, "holder") {
 		on := st.On
@@ -241,8 +241,11 @@ func stepWhen(st nemesis.Step, ttl time.Duration) string {
 	if st.Point != "" {
 		parts = append(parts, " stopped at the lock's point "+st.Point)
 	}
-	if st.After > 0 {
-		parts = append(parts, fmt.Sprintf(", %s after the previous step", st.After))
+	switch {
+	case st.After > 0 && first:
+		parts = append(parts, fmt.Sprintf(", %s into the fault phase", st.After))
+	case st.After > 0:
+		parts = append(parts, fmt.Sprintf(", %s after the previous step struck", st.After))
 	}
 	if d := st.For + time.Duration(st.TTLs)*ttl; d > 0 {
 		parts = append(parts, fmt.Sprintf(", for %s", d))

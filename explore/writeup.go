@@ -42,7 +42,7 @@ func writeup(rep *Report, f *Finding, s scenarios.Scenario, runs []Run) string {
 		p("- The lock's call timeout: %dms.", s.LockOptions.TimeoutMS)
 	}
 	for i, st := range s.Fault.Steps {
-		p("- Fault %d: `%s` on `%s`%s.", i+1, st.Fault, stepTarget(st.Target, st.Key), stepWhen(st, s.TTL.D()))
+		p("- Fault %d: `%s` on `%s`%s.", i+1, st.Fault, stepTarget(st.Target, st.Key), stepWhen(st, s.TTL.D(), i == 0))
 	}
 	if s.Nemesis == "random" {
 		p("- Faults: %s at random moments (`random` schedule).", strings.Join(s.Fault.Faults, ", "))
