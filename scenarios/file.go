@@ -70,7 +70,11 @@ func ParseFile(b []byte) (File, error) {
 	if _, ok := present["seed"]; ok {
 		f.Seed = &r.Seed
 	}
-	if len(r.Driver) > 0 && r.Scenario.Driver == "" && !client.IsOwn(r.Driver) {
+	// The driver a run recorded is a command for the command line to
+	// name again (Driver), unless deadbolt chose it itself: its own
+	// client, a shipped driver (driver_name), the driver it builds for a
+	// library at a version (the lock names it).
+	if len(r.Driver) > 0 && r.Scenario.Driver == "" && !client.IsOwn(r.Driver) && !drivers.IsVersioned(r.Lock) {
 		f.Driver = r.Driver
 	}
 	if _, ok := present["expect"]; !ok {

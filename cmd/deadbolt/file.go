@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/deadbolt-lab/deadbolt/client"
+	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
 
@@ -23,12 +23,14 @@ func fromFile(path string, f *runFlags, o *scenarios.RunOptions, stderr io.Write
 		fmt.Fprintf(stderr, "%s: the file's seed %d (--seed replaces it)\n", path, o.Seed)
 	}
 	if file.Driver != nil && f.driver == "" {
-		cmd := client.Command{Path: file.Driver[0], Args: file.Driver[1:]}
-		ls, err := client.Probe(cmd)
-		if err != nil {
-			return file.Scenario, badInput("--file %s: driver: the recorded driver %s does not start (--driver replaces it): %v", path, cmd, err)
-		}
-		o.Driver, o.Locks = cmd, ls
+		// A scenario file is data: it travels (findings filed upstream,
+		// stored runs replayed by others), and running it must never run
+		// a command the person did not name. Its driver runs only when
+		// the command line names one.
+		cmd := reports.ShellJoin(file.Driver)
+		return file.Scenario, badInput("--file %s: driver: the file's clients run the command %s, and deadbolt runs no command a file names: "+
+			"to run it, name it yourself (--driver %s), or give --driver your own; a shipped driver is named by driver_name, and a library at a version by its lock (NAME@VERSION)",
+			path, cmd, reports.ShellQuote(cmd))
 	}
 	if file.Target && o.Target == nil {
 		return file.Scenario, badInput("--file %s: target: the run went against an existing deployment; give --target FILE to run it against one", path)
