@@ -145,6 +145,15 @@ func (b *builder) faultOn(name, target string, start, end int64) *builder {
 	return b
 }
 
+// faultDoing records a fault that declares effects (one registered from
+// outside deadbolt, say), on target from start to end.
+func (b *builder) faultDoing(name, target string, e history.Effects, start, end int64) *builder {
+	n := len(b.ops)
+	b.faultOn(name, target, start, end)
+	b.ops[n].Effects = &e
+	return b
+}
+
 // fault records a fault on node from start to end; end < 0 leaves it unhealed.
 func (b *builder) fault(name, node string, start, end int64) *builder {
 	op := history.Op{Process: history.NemesisProcess, Fault: name, Node: node}

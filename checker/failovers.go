@@ -16,8 +16,8 @@ import (
 //
 // unstagedFailovers returns one anomaly for each such switch. A switch is
 // staged when a fault window on the old master started before it, or a
-// sentinel-failover (which asks for one), or a cluster failover asked of
-// the node promoted. A Redis Cluster's switches of the primary key's slot
+// fault that asks for one (its declared effects say which node it
+// promotes). A Redis Cluster's switches of the primary key's slot
 // master are judged alike. A link fault is no fault on a
 // node: it sits between one client and the node, which Sentinel never sees.
 func unstagedFailovers(in *Input) []Anomaly {
@@ -45,13 +45,14 @@ func unstagedFailovers(in *Input) []Anomaly {
 }
 
 // staged reports a fault window started before t on the old master from,
-// a sentinel-failover, or a cluster failover asked of the new master to.
+// or one of a fault that promotes a node itself: any node (a Sentinel
+// asked for a failover), or the node it struck when that is to.
 func staged(ws []FaultWindow, from, to string, t int64) bool {
 	for _, w := range ws {
-		if w.Start > t || strings.HasPrefix(w.Fault, "link-") {
+		if w.Start > t || w.OnClients() {
 			continue
 		}
-		asked := w.Fault == "sentinel-failover" || (strings.HasPrefix(w.Fault, "cluster-failover") && namesNode(w.Node, to))
+		asked := w.Effects.Promotes == history.PromotesAny || (w.Effects.Promotes == history.PromotesStruck && namesNode(w.Node, to))
 		if asked || namesNode(w.Node, from) {
 			return true
 		}

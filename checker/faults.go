@@ -3,7 +3,6 @@ package checker
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/deadbolt-lab/deadbolt/history"
 )
@@ -30,25 +29,24 @@ type FaultWindow struct {
 	// Target is the selector of what the fault struck, made concrete
 	// (client:1, link:0:redis-1, node:redis-3); empty in older histories.
 	Target string `json:"target,omitempty"`
+	// Effects are what the fault does, as its fault-start recorded them
+	// (history.EffectsOf).
+	Effects history.Effects `json:"effects"`
 }
 
 // OnClients reports a fault on a client or its links only: it cannot
 // change what any lock-service node holds.
-func (w FaultWindow) OnClients() bool {
-	return strings.HasPrefix(w.Target, "client:") || strings.HasPrefix(w.Target, "link:")
-}
+func (w FaultWindow) OnClients() bool { return w.Effects.OnClients }
 
 // OnClock reports a fault that moves a node's clock: Redis expires keys
 // by its wall clock, so while it lasts a key's expiry is not the TTL's.
-func (w FaultWindow) OnClock() bool { return strings.Contains(w.Fault, "clock") }
+func (w FaultWindow) OnClock() bool { return w.Effects.MovesClock }
 
 // KeepsKeys reports a fault that leaves every key on the lock service's
 // nodes until it expires: one on clients or their links, closed
 // connections, or a frozen node (its keys expire by the wall clock all
 // the same). A failover it leads to is recorded apart.
-func (w FaultWindow) KeepsKeys() bool {
-	return w.OnClients() || w.Fault == "pause-node" || w.Fault == "kill-connections"
-}
+func (w FaultWindow) KeepsKeys() bool { return w.OnClients() || w.Effects.KeepsKeys }
 
 // Span says when the fault was in effect, in words: from its start to
 // its heal, with when the strike itself completed where that took time
@@ -100,7 +98,7 @@ func faultWindows(ops []history.Op, end int64) []FaultWindow {
 		switch {
 		case op.F == history.FaultStart && op.Type == history.Invoke:
 			pending[instance(op)] = len(ws)
-			ws = append(ws, FaultWindow{Fault: op.Fault, ID: op.FaultID, Node: op.Node, Start: op.Time, Target: op.Target})
+			ws = append(ws, FaultWindow{Fault: op.Fault, ID: op.FaultID, Node: op.Node, Start: op.Time, Target: op.Target, Effects: history.EffectsOf(op)})
 			failed = append(failed, false)
 		case op.F == history.FaultStart:
 			key := instance(op)

@@ -19,7 +19,7 @@ func TestFaultWindows(t *testing.T) {
 
 	ws := FaultWindows(ops)
 	require.Equal(t, []FaultWindow{
-		{Fault: "isolate-primary", Node: "redis-1", Start: ms(100), Struck: ms(100), End: ms(300), Healed: true},
+		{Fault: "isolate-primary", Node: "redis-1", Start: ms(100), Struck: ms(100), End: ms(300), Healed: true, Effects: history.Legacy["isolate-primary"]},
 		{Fault: "kill-minority", Node: "redis-2", Start: ms(200), Struck: ms(200), End: ms(500)},
 	}, ws)
 
@@ -66,8 +66,8 @@ func TestOverlappingFaultsOfOneKindPairByInstance(t *testing.T) {
 		call(op(ms(70), history.FaultEnd, "f0"), history.OK, ms(80), nil).
 		build()
 	require.Equal(t, []FaultWindow{
-		{Fault: "pause-client", ID: "f0", Start: ms(10), Struck: ms(20), End: ms(80), Healed: true},
-		{Fault: "pause-client", ID: "f2", Start: ms(30), Struck: ms(40), End: ms(60), Healed: true},
+		{Fault: "pause-client", ID: "f0", Start: ms(10), Struck: ms(20), End: ms(80), Healed: true, Effects: history.Legacy["pause-client"]},
+		{Fault: "pause-client", ID: "f2", Start: ms(30), Struck: ms(40), End: ms(60), Healed: true, Effects: history.Legacy["pause-client"]},
 	}, FaultWindows(ops))
 }
 

@@ -200,6 +200,13 @@ func TestAnUnlockThatSaysNotHeldOfAKeyItHeldIsFalse(t *testing.T) {
 			acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(990)).
 			faultOn("pause-node", "node:redis-1", ms(100), ms(400)).
 			refusedRelease(1, "k", "a", ms(300), ms(450)),
+		// A fault registered from outside deadbolt, whose declaration says
+		// it keeps every key (CLIENT PAUSE WRITE), is judged by what it
+		// declares, not by a name the checker never heard of.
+		"a fault from outside that keeps every key": newHistory().
+			acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(990)).
+			faultDoing("pause-writes", "node:redis-1", history.Effects{KeepsKeys: true}, ms(100), ms(400)).
+			refusedRelease(1, "k", "a", ms(300), ms(450)),
 		// Others' acquires timed out under the freeze: none can remove a
 		// key that is there (bsm under go-redis's retries).
 		"others' acquires unanswered": newHistory().
@@ -245,6 +252,12 @@ func TestAnUnlockThatSaysNotHeldAndMayBeRightPasses(t *testing.T) {
 		"a restart forgot it": newHistory().
 			acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(990)).
 			faultOn("restart", "node:redis-1", ms(100), ms(200)).
+			refusedRelease(1, "k", "a", ms(300), ms(310)),
+		// The same fault from outside, declaring nothing: it may have
+		// removed the key, as a restart does.
+		"a fault from outside that claims nothing": newHistory().
+			acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(990)).
+			faultDoing("pause-writes", "node:redis-1", history.Effects{}, ms(100), ms(200)).
 			refusedRelease(1, "k", "a", ms(300), ms(310)),
 		"a failover lost it": newHistory().
 			acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(990)).

@@ -186,6 +186,9 @@ type Op struct {
 	// InOp, on the fault-start and fault-end of a fault struck inside a
 	// client's operation, says which operation and how it landed.
 	InOp *InOp `json:"in_op,omitempty"`
+	// Effects, on a fault-start's invocation, say what the fault does, as
+	// its declaration says (EffectsOf reads them).
+	Effects *Effects `json:"effects,omitempty"`
 }
 
 // InOp is a fault struck inside a client's operation with no help from

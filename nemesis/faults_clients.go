@@ -10,7 +10,7 @@ import (
 // The faults on client processes and on the links between clients and
 // nodes.
 func init() {
-	RegisterFault(FaultDecl{Name: "pause-client", Effects: Effects{OnClients: true}, Target: "holder", Summary: "SIGSTOP the client process, SIGCONT at the heal: a stop-the-world pause that freezes the lock's own timers with it",
+	RegisterFault(FaultDecl{Name: "pause-client", Effects: Effects{OnClients: true, Stops: true}, Target: "holder", Summary: "SIGSTOP the client process, SIGCONT at the heal: a stop-the-world pause that freezes the lock's own timers with it",
 		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 			if t.Process == nil {
 				return nil, fmt.Errorf("pause-client needs a client, not %q", t.Name)

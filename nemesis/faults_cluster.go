@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/deadbolt-lab/deadbolt/history"
 )
 
 // The faults a Redis Cluster's own commands make: a failover an operator
@@ -14,7 +16,7 @@ func init() {
 		{"cluster-failover-force", "FORCE", "CLUSTER FAILOVER FORCE on a replica of the primary key's slot master: no handshake with the master, which keeps taking writes until it learns of the new epoch; wait until the replica is master"},
 		{"cluster-failover-takeover", "TAKEOVER", "CLUSTER FAILOVER TAKEOVER on a replica of the primary key's slot master: it takes a new epoch without any vote; wait until it is master"},
 	} {
-		RegisterFault(FaultDecl{Name: mode.name, Target: "replica", Effects: Effects{Failover: true}, Summary: mode.summary, Needs: Needs{Topology: OnCluster},
+		RegisterFault(FaultDecl{Name: mode.name, Target: "replica", Effects: Effects{Promotes: history.PromotesStruck}, Summary: mode.summary, Needs: Needs{Topology: OnCluster},
 			Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 				return clusterFailover(ctx, env, t, mode.arg)
 			})})

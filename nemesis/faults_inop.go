@@ -19,12 +19,12 @@ import (
 // (strikes.go).
 func init() {
 	for op, request := range map[history.F]string{history.Acquire: "an acquire", history.Release: "a release"} {
-		RegisterFault(FaultDecl{Name: "pause-in-" + string(op), Effects: Effects{OnClients: true}, Target: "holder", Fault: inOp{op: op}, Summary: fmt.Sprintf("SIGSTOP a client a seeded delay (over its recent latency) after the harness sent it %s request, SIGCONT at the heal: a pause between the lock's round trips, with no help from the lock", request)})
+		RegisterFault(FaultDecl{Name: "pause-in-" + string(op), Effects: Effects{OnClients: true, Stops: true}, Target: "holder", Fault: inOp{op: op}, Summary: fmt.Sprintf("SIGSTOP a client a seeded delay (over its recent latency) after the harness sent it %s request, SIGCONT at the heal: a pause between the lock's round trips, with no help from the lock", request)})
 		RegisterFault(FaultDecl{Name: "crash-in-" + string(op), Effects: Effects{OnClients: true, Kills: true, Instant: true}, Target: "holder", Fault: inOp{op: op, crash: true}, Summary: fmt.Sprintf("SIGKILL a client a seeded delay (over its recent latency) after the harness sent it %s request: a crash between the lock's round trips, with no help from the lock", request)})
 	}
 	// The holder's own renewal: an extend or reacquire in flight across
 	// the lease's expiry, whose yes (if it says one) arrives after it.
-	RegisterFault(FaultDecl{Name: "pause-in-extend", Effects: Effects{OnClients: true}, Target: "holder", Fault: inOp{op: history.Renew}, Summary: "SIGSTOP a client a seeded delay (over its recent latency) after the harness sent it an extend (or reacquire) of the lease it holds, SIGCONT at the heal: its reply read after the lease it asked for ran out, with no help from the lock"})
+	RegisterFault(FaultDecl{Name: "pause-in-extend", Effects: Effects{OnClients: true, Stops: true}, Target: "holder", Fault: inOp{op: history.Renew}, Summary: "SIGSTOP a client a seeded delay (over its recent latency) after the harness sent it an extend (or reacquire) of the lease it holds, SIGCONT at the heal: its reply read after the lease it asked for ran out, with no help from the lock"})
 }
 
 // delaySpread stretches the delays a little past the latency: a reply

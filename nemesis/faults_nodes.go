@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/history"
 )
 
 // The node faults. Each one breaks every node of its target at once.
@@ -27,13 +28,13 @@ func init() {
 			// again is the heal.
 			return undoOn(t, Node.Heal), err
 		})})
-	RegisterFault(FaultDecl{Name: "pause-node", Target: "minority", Effects: Effects{KeepsKeys: true, Silences: true}, Summary: "freeze the nodes (docker pause): they answer nothing and keep their connections; the heal thaws them",
+	RegisterFault(FaultDecl{Name: "pause-node", Target: "minority", Effects: Effects{KeepsKeys: true, Silences: true, Stops: true}, Summary: "freeze the nodes (docker pause): they answer nothing and keep their connections; the heal thaws them",
 		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 			return undoOn(t, Node.Resume), eachNode(ctx, t, Node.Pause)
 		})})
-	RegisterFault(FaultDecl{Name: "isolate-primary", Target: "primary", Effects: Effects{KeepsKeys: true, Silences: true, BetweenNodes: true}, Summary: "cut the node off from the other nodes and Sentinels while clients still reach it; the heal reconnects it",
+	RegisterFault(FaultDecl{Name: "isolate-primary", Target: "primary", Effects: Effects{Silences: true, BetweenNodes: true}, Summary: "cut the node off from the other nodes and Sentinels while clients still reach it; the heal reconnects it",
 		Fault: FaultFunc(isolate)})
-	RegisterFault(FaultDecl{Name: "isolate-replica", Target: "replica", Effects: Effects{KeepsKeys: true, Silences: true, BetweenNodes: true}, Summary: "cut a replica off from its master and the Sentinels while clients still reach it; the heal reconnects it",
+	RegisterFault(FaultDecl{Name: "isolate-replica", Target: "replica", Effects: Effects{Silences: true, BetweenNodes: true}, Summary: "cut a replica off from its master and the Sentinels while clients still reach it; the heal reconnects it",
 		Fault: FaultFunc(isolate)})
 	RegisterFault(FaultDecl{Name: "clock-jump", Target: "node:redis-1", Effects: Effects{MovesClock: true}, Summary: "move the nodes' wall clocks by the step's 'by' (negative: back); keys with a TTL expire early or late there only; the heal sets them back",
 		Needs: Needs{ClockFaults: true}, SignedBy: true, Size: clockJumpSize,
@@ -58,7 +59,7 @@ func init() {
 				return nil
 			})
 		})})
-	RegisterFault(FaultDecl{Name: "sentinel-failover", Target: "sentinel", Effects: Effects{Failover: true}, Summary: "ask a Sentinel for a graceful failover (SENTINEL FAILOVER) and wait until another node is master",
+	RegisterFault(FaultDecl{Name: "sentinel-failover", Target: "sentinel", Effects: Effects{Promotes: history.PromotesAny}, Summary: "ask a Sentinel for a graceful failover (SENTINEL FAILOVER) and wait until another node is master",
 		ByCommand: true,
 		Fault:     FaultFunc(sentinelFailover)})
 }

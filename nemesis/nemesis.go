@@ -198,6 +198,8 @@ func (w *window) step(f history.F, act func(context.Context) error) error {
 	switch f {
 	case history.FaultStart:
 		inv.Key, inv.Lease, inv.Target = w.key, w.lease, w.target
+		e := faults[w.fault].decl.Effects
+		inv.Effects = &e
 	case history.FaultEnd:
 		inv.Key, inv.Lease = w.healKey, w.healLease
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/nemesis"
 	"github.com/deadbolt-lab/deadbolt/internal/suggest"
 )
 
@@ -17,7 +18,7 @@ var Knobs = []Knob{
 	{
 		Name: "pause-ttl", What: "the client pause's length, in TTLs",
 		Apply: func(s Scenario, v float64) (Scenario, error) {
-			if !strings.Contains(s.Nemesis, "pause") || s.Nemesis == "pause-node" {
+			if !pausesClients(s) {
 				return s, fmt.Errorf("knob pause-ttl sets a client pause's length; scenario %s's nemesis is %s", s.Name, s.Nemesis)
 			}
 			s.Fault.For = scaled(s.TTL.D(), v)
@@ -34,6 +35,26 @@ var Knobs = []Knob{
 			return s, nil
 		},
 	},
+}
+
+// pausesClients reports a schedule of one fault, tuned by the scenario's
+// parameters (a preset, not a plan's steps), whose faults stop client
+// processes, as their declarations say.
+func pausesClients(s Scenario) bool {
+	if len(s.Fault.Steps) > 0 {
+		return false
+	}
+	fs, err := nemesis.FaultsOf(s.Nemesis, s.Fault)
+	if err != nil || len(fs) == 0 {
+		return false
+	}
+	for _, f := range fs {
+		d, err := nemesis.FaultOf(f)
+		if err != nil || !d.Effects.OnClients || !d.Effects.Stops {
+			return false
+		}
+	}
+	return true
 }
 
 // Knob is one sweepable parameter.

@@ -193,7 +193,7 @@ func (r *run) phases(ctx context.Context) (nemesisErr, err error) {
 	}
 	rng := rand.New(rand.NewPCG(r.o.Seed, 0x6e656d65))
 	env := nemesis.Env{Cluster: r.on, Clients: r.runner, Rec: r.rec, Rng: rng, TTL: s.TTL.D(), Halt: ctx, Begin: begin}
-	if s.Nemesis != "none" {
+	if !nemesis.Idle(s.Nemesis) {
 		nemesis.CheckBefore(env, s.Nemesis) // before the workload, so it cannot race what the schedule waits for
 	}
 	r.runner.HoldStart() // until begin
@@ -234,7 +234,7 @@ func (r *run) phases(ctx context.Context) (nemesisErr, err error) {
 func (r *run) runOn(began time.Time, stop, quit chan struct{}) {
 	s := r.s
 	wait := time.Until(began.Add(s.Time.D()))
-	if s.Nemesis != "none" {
+	if !nemesis.Idle(s.Nemesis) {
 		r.rec.Mark(history.PhaseSettle)
 		wait = max(wait, s.settle())
 	}
@@ -300,7 +300,7 @@ func (r *run) judge(ops []history.Op, nemesisErr error, refused string) checker.
 	switch {
 	case nemesisErr != nil:
 		report.Void(fmt.Sprintf("the nemesis failed (%v), so the run did not test what it set out to: its verdict is unknown.", nemesisErr))
-	case s.Nemesis != "none" && len(report.FaultWindows) == 0:
+	case !nemesis.Idle(s.Nemesis) && len(report.FaultWindows) == 0:
 		report.Void(fmt.Sprintf("the nemesis %s never injected its fault, so the run did not test what it set out to: its verdict is unknown.", s.Nemesis))
 	}
 	if s.Queue && !stoodInLine(report) && granted {
