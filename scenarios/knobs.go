@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
-	"github.com/deadbolt-lab/deadbolt/nemesis"
 	"github.com/deadbolt-lab/deadbolt/internal/suggest"
+	"github.com/deadbolt-lab/deadbolt/nemesis"
 )
 
 // Knobs are the parameters that decide a failure's damage, for sweeping
