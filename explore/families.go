@@ -86,6 +86,11 @@ func stallHolder(b *build, call string) error {
 	f := pick(b.d, ws...)
 	s := nemesis.Step{Fault: f, Target: "holder", Key: "k0", On: b.holderEvent(),
 		After: scaled(b.ttl, one(b.d, 0.0, 0.5, 1.0)), For: b.length()}
+	if b.s.HoldMin.D() >= b.ttl {
+		// Holds of several TTLs: the first holder, caught at once, or the
+		// next grant may come after the fault phase.
+		s.After = 0
+	}
 	if b.d.chance(1.0/3) && b.s.Clients > 1 {
 		s.Until = nemesis.UntilHandoff
 	}

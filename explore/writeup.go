@@ -51,8 +51,10 @@ func writeup(rep *Report, f *Finding, s scenarios.Scenario, runs []Run) string {
 	p("## Versions tried")
 	p("")
 	if f.Shrink != nil {
-		for lock, r := range f.Shrink.Replays {
-			p("- `%s`: %s (seeds %v)", lock, r, f.Shrink.Seeds)
+		for _, lock := range []string{f.Lock, f.Against} {
+			if r, ok := f.Shrink.Replays[lock]; ok {
+				p("- `%s`: %s (seeds %v)", lock, r, f.Shrink.Seeds)
+			}
 		}
 	}
 	if f.Against != "" {
