@@ -54,6 +54,13 @@ type Report struct {
 	// Tail is set when the history's last line was cut short by a crash:
 	// the operations before it were checked.
 	Tail *history.Tail `json:"tail,omitempty"`
+	// Staging is why the run did not stage what it set out to (a step
+	// missed, a precondition that did not hold, a failover nobody
+	// staged); "" when it did. A violation the checks proved stands
+	// either way ("broken, though the planned strike did not land"):
+	// Jepsen merges false over unknown over true. Anything else is
+	// unknown.
+	Staging string `json:"staging,omitempty"`
 }
 
 // Check runs the chosen checkers over a history and composes them as
@@ -151,16 +158,18 @@ func compose(in *Input, results []Result, opts Options) Report {
 			Plural(len(unstaged), "failover"), unstaged[0].Text))
 		troubles = append(troubles, unstaged...)
 	}
-	if len(in.clocks) > 0 {
-		why = append(why, fmt.Sprintf("%s stamped by a client cannot be placed (the first: %s), so the lock's own work cannot be judged",
-			Plural(len(in.clocks), "event"), in.clocks[0].Text))
-		troubles = append(troubles, in.clocks...)
-	}
 	if len(troubles) > 0 {
 		r.Anomalies = append(r.Anomalies, troubles...)
 		sortAnomalies(r.Anomalies)
-		r.Reason = fmt.Sprintf("%s: its verdict is unknown. The checks alone found it %s: %s", strings.Join(why, "; and "), r.Verdict, r.Reason)
-		r.Verdict = Unknown
+		r.Void(strings.Join(why, "; and "))
+	}
+	// Events that cannot be placed leave the checks themselves in doubt:
+	// unknown, whatever they found.
+	if len(in.clocks) > 0 {
+		r.Anomalies = append(r.Anomalies, in.clocks...)
+		sortAnomalies(r.Anomalies)
+		r.Unjudgeable(fmt.Sprintf("%s stamped by a client cannot be placed (the first: %s), so the lock's own work cannot be judged",
+			Plural(len(in.clocks), "event"), in.clocks[0].Text))
 	}
 	return r
 }
@@ -192,12 +201,33 @@ func (r Report) reason(idle bool, minAcquires int) string {
 	return strings.Join(parts, " ")
 }
 
-// Void makes the verdict unknown whatever the checks found, for a run that
-// did not stage what it set out to: a violation seen there is shown, but
-// it is no reproduction of the scenario's failure, and no pass.
+// Void is for a run that did not stage what it set out to (why, a clause):
+// a violation the checks proved stands, "broken, though the planned strike
+// did not land", and is no reproduction of the scenario's failure (an
+// unsafe scenario does not pass on it); anything else is unknown, never a
+// pass. Staging says why.
 func (r *Report) Void(why string) {
+	why = strings.TrimSuffix(strings.TrimSpace(why), ".")
+	if r.Staging == "" {
+		r.Staging = why
+	} else {
+		r.Staging += "; and " + why
+	}
+	if r.Verdict == Invalid {
+		r.Reason = fmt.Sprintf("%s; broken all the same, though the planned strike did not land: %s", why, r.Reason)
+		return
+	}
+	r.Reason = fmt.Sprintf("%s: its verdict is unknown. The checks alone found it %s: %s", why, r.Verdict, r.Reason)
 	r.Verdict = Unknown
-	r.Reason = why + " " + r.Reason
+}
+
+// Unjudgeable makes the verdict unknown whatever the checks found, for a
+// run whose checks themselves cannot be trusted (why, a clause): events
+// that cannot be placed, the harness's own rules refusing the lock.
+func (r *Report) Unjudgeable(why string) {
+	why = strings.TrimSuffix(strings.TrimSpace(why), ".")
+	r.Reason = fmt.Sprintf("%s: its verdict is unknown. The checks alone found it %s: %s", why, r.Verdict, r.Reason)
+	r.Verdict = Unknown
 }
 
 // Check is the result of the named checker, if it ran.

@@ -331,21 +331,36 @@ func TestFaultThatFailedToStartOrHealIsNeverValid(t *testing.T) {
 		acquire(2, "k", "b", ms(100), ms(110), ms(1000), ms(1000)).
 		build()
 	r := Check(unsafe, Options{})
-	assert.Equal(t, Unknown, r.Verdict, "a double hold in a run whose fault went wrong reproduces nothing")
+	assert.Equal(t, Invalid, r.Verdict, "a double hold is a violation whether or not the fault went as planned")
+	assert.NotEmpty(t, r.Staging, "and the run says it did not stage what it set out to")
 	assert.Contains(t, kinds(r.Anomalies), KindFaultFailed)
-	assert.Contains(t, kinds(r.Anomalies), KindDoubleHold, "the evidence is still shown")
-	assert.Contains(t, r.Reason, "The checks alone found it invalid")
+	assert.Contains(t, kinds(r.Anomalies), KindDoubleHold, "the evidence is shown")
+	assert.Contains(t, r.Reason, "broken all the same, though the planned strike did not land")
 }
 
-// Void makes any verdict unknown and says why first: a run that did not
-// stage what it set out to neither passes nor reproduces.
-func TestVoidMakesAnyVerdictUnknown(t *testing.T) {
+// Void makes a verdict unknown and says why first, but for a violation
+// the checks proved, which stands with the staging said beside it;
+// Unjudgeable makes any verdict unknown.
+func TestVoidKeepsAProvenViolation(t *testing.T) {
 	for _, v := range []Verdict{Valid, Invalid, Unknown} {
 		r := Report{Verdict: v, Reason: "the checks' reason."}
 		r.Void("the nemesis never injected its fault.")
+		assert.Equal(t, "the nemesis never injected its fault", r.Staging)
+		if v == Invalid {
+			assert.Equal(t, Invalid, r.Verdict)
+			assert.Equal(t, "the nemesis never injected its fault; broken all the same, though the planned strike did not land: the checks' reason.", r.Reason)
+			continue
+		}
 		assert.Equal(t, Unknown, r.Verdict, v)
-		assert.Equal(t, "the nemesis never injected its fault. the checks' reason.", r.Reason)
+		assert.Equal(t, "the nemesis never injected its fault: its verdict is unknown. The checks alone found it "+string(v)+": the checks' reason.", r.Reason)
+		u := Report{Verdict: v, Reason: "the checks' reason."}
+		u.Unjudgeable("the ACL refused the lock")
+		assert.Equal(t, Unknown, u.Verdict)
+		assert.Empty(t, u.Staging)
 	}
+	u := Report{Verdict: Invalid, Reason: "x."}
+	u.Unjudgeable("the ACL refused the lock")
+	assert.Equal(t, Unknown, u.Verdict, "a violation the checks cannot be trusted on is no proof")
 }
 
 func TestPluralOfNounsThatHiss(t *testing.T) {

@@ -88,7 +88,7 @@ func WriteJUnit(w io.Writer, runs []SuiteRun, started time.Time, took time.Durat
 			}
 			msg := fmt.Sprintf("verdict %s, expected %s: %s", r.Verdict, r.Expected, r.Reason)
 			switch {
-			case r.Verdict == "unknown":
+			case r.Undecided():
 				c.Error = &junitProblem{Message: msg, Type: "unknown", Text: text}
 			case r.Unjudged():
 				c.Skipped = &junitSkipped{Message: fmt.Sprintf("not judged: nobody has judged lock %s under this failure yet; verdict %s: %s", r.Lock, r.Verdict, r.Reason)}

@@ -179,7 +179,7 @@ func (c MatrixCell) Class() string {
 // Contradicted reports a run whose verdict contradicts a known expectation.
 func (c MatrixCell) Contradicted() bool {
 	for _, r := range c.Runs {
-		if r.Outcome() == "FAIL" && r.Verdict != "unknown" {
+		if r.Contradicts() {
 			return true
 		}
 	}

@@ -49,7 +49,10 @@ type Results struct {
 	TimeS    float64 `json:"time_s"`
 	Expected string  `json:"expected"`
 	Verdict  string  `json:"verdict"`
-	Matches  bool    `json:"matches"`
+	// Staging is why the run did not stage what it set out to ("": it
+	// did); an invalid verdict stands beside it (checker.Report.Staging).
+	Staging string `json:"staging,omitempty"`
+	Matches bool   `json:"matches"`
 	Reason   string  `json:"reason"`
 	// Checks are every checker's verdict, reason, metrics and evidence.
 	Checks       []checker.Result      `json:"checks"`
@@ -129,6 +132,7 @@ const DefaultServer = "redis-7.0"
 // SetCheck copies a checker report in.
 func (r *Results) SetCheck(c checker.Report, matches bool) {
 	r.Verdict = string(c.Verdict)
+	r.Staging = c.Staging
 	r.Matches = matches
 	r.Reason = c.Reason
 	r.Checks = c.Checks
@@ -143,6 +147,20 @@ func (r *Results) SetCheck(c checker.Report, matches bool) {
 // scenario expected "unknown"), so the run reports its verdict and neither
 // passes nor fails.
 func (r *Results) Unjudged() bool { return r.Expected == "unknown" }
+
+// Undecided: the run gives no answer to its expectation: its verdict is
+// unknown, or it broke the lock though the planned strike did not land (a
+// violation, and no answer to what the scenario claims of this staging:
+// no reproduction of an unsafe scenario, and no contradiction of a safe
+// one, which claims safety under the fault it stages).
+func (r *Results) Undecided() bool {
+	return !r.Unjudged() && !r.Matches && (r.Verdict == "unknown" || (r.Verdict == "invalid" && r.Staging != ""))
+}
+
+// Contradicts: the verdict says the opposite of the expectation.
+func (r *Results) Contradicts() bool {
+	return !r.Unjudged() && !r.Matches && !r.Undecided()
+}
 
 // Outcome is PASS, FAIL, or UNJUDGED when there was nothing to match.
 func (r *Results) Outcome() string {

@@ -235,6 +235,14 @@ func (e Expectation) Matches(verdict string) bool {
 	return (e == Unsafe && verdict == "invalid") || (e == Safe && verdict == "valid")
 }
 
+// MatchesStaged is Matches for a run that staged what it set out to, or
+// not (staged false): an unsafe scenario passes only when it broke the
+// lock as staged, so that a violation found while the planned strike
+// missed reproduces nothing the scenario claims (reports.Results.Undecided).
+func (e Expectation) MatchesStaged(verdict string, staged bool) bool {
+	return e.Matches(verdict) && (staged || e != Unsafe)
+}
+
 // Duration is a length of time in a scenario's spec (workloads.Duration):
 // a Go duration string in JSON.
 type Duration = workloads.Duration

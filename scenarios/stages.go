@@ -299,24 +299,24 @@ func (r *run) judge(ops []history.Op, nemesisErr error, refused string) checker.
 	granted := report.Stats.AcquiresOK > 0
 	switch {
 	case nemesisErr != nil:
-		report.Void(fmt.Sprintf("the nemesis failed (%v), so the run did not test what it set out to: its verdict is unknown.", nemesisErr))
+		report.Void(fmt.Sprintf("the nemesis failed (%v), so the run did not test what it set out to", nemesisErr))
 	case !nemesis.Idle(s.Nemesis) && len(report.FaultWindows) == 0:
-		report.Void(fmt.Sprintf("the nemesis %s never injected its fault, so the run did not test what it set out to: its verdict is unknown.", s.Nemesis))
+		report.Void(fmt.Sprintf("the nemesis %s never injected its fault, so the run did not test what it set out to", s.Nemesis))
 	}
 	if s.Queue && !stoodInLine(report) && granted {
-		report.Void("no acquire stood in the lock's line, so the run did not test the queue's order as it set out to: its verdict is unknown.")
+		report.Void("no acquire stood in the lock's line, so the run did not test the queue's order as it set out to")
 	}
 	if s.Fence && !metFence(report) && granted {
-		report.Void("no holder touched the resource after a newer lease had been granted, so no token was ever checked against a newer one and the run did not test the fence as it set out to: its verdict is unknown.")
+		report.Void("no holder touched the resource after a newer lease had been granted, so no token was ever checked against a newer one and the run did not test the fence as it set out to")
 	}
 	if s.Reenter && report.Stats.Reentries == 0 && granted {
-		report.Void("no client re-entered a key it held, so the run did not test re-entry as it set out to: its verdict is unknown.")
+		report.Void("no client re-entered a key it held, so the run did not test re-entry as it set out to")
 	}
 	if refused != "" {
-		report.Void(fmt.Sprintf("deadbolt's ACL refused the lock's own commands (%s), so the run tested the harness's rules, not the lock: its verdict is unknown.", refused))
+		report.Unjudgeable(fmt.Sprintf("deadbolt's ACL refused the lock's own commands (%s), so the run tested the harness's rules, not the lock", refused))
 	}
 	if r.health != "ok" {
-		report.Void(fmt.Sprintf("the cluster was not healthy after the run (%s), so the run did not end as it set out to: its verdict is unknown.", r.health))
+		report.Void(fmt.Sprintf("the cluster was not healthy after the run (%s), so the run did not end as it set out to", r.health))
 	}
 	return report
 }
@@ -337,7 +337,7 @@ func (r *run) report(ctx context.Context, report checker.Report, ops int) (*repo
 	if r.runner != nil {
 		res.MixedProcesses = r.runner.Mixed()
 	}
-	res.SetCheck(report, s.Expect.Matches(string(report.Verdict)))
+	res.SetCheck(report, s.Expect.MatchesStaged(string(report.Verdict), report.Staging == ""))
 	if err := reports.WriteRun(r.dir, res, report); err != nil {
 		return res, err
 	}

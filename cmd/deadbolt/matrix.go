@@ -205,12 +205,11 @@ func fillMatrix(m *reports.Matrix, cells []scenarios.MatrixCell, runs []scenario
 			code = max(code, exitUnknown)
 		default:
 			mc.Runs = append(mc.Runs, r)
-			if r.Outcome() == "FAIL" {
-				if r.Verdict == "unknown" {
-					code = max(code, exitUnknown)
-				} else {
-					code = exitContradicts
-				}
+			switch {
+			case r.Contradicts():
+				code = exitContradicts
+			case r.Undecided():
+				code = max(code, exitUnknown)
 			}
 		}
 	}

@@ -590,9 +590,9 @@ func summarize(stdout io.Writer, rs []*reports.Results) error {
 		}
 		fmt.Fprintf(stdout, "  report: %s (and %s beside it)\n", filepath.Join(r.Dir, reports.HTMLFile), reports.ReportFile)
 		switch {
-		case !r.Matches && r.Verdict != "unknown" && !r.Unjudged():
+		case r.Contradicts():
 			code = exitContradicts
-		case (r.Verdict == "unknown" || r.Health != "ok") && code == exitOK:
+		case (r.Undecided() || r.Verdict == "unknown" || r.Health != "ok") && code == exitOK:
 			code = exitUnknown
 		}
 	}
