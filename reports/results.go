@@ -53,7 +53,7 @@ type Results struct {
 	// did); an invalid verdict stands beside it (checker.Report.Staging).
 	Staging string `json:"staging,omitempty"`
 	Matches bool   `json:"matches"`
-	Reason   string  `json:"reason"`
+	Reason  string `json:"reason"`
 	// Checks are every checker's verdict, reason, metrics and evidence.
 	Checks       []checker.Result      `json:"checks"`
 	Anomalies    []checker.Anomaly     `json:"anomalies"`
