@@ -49,9 +49,14 @@ type Trial struct {
 // writes each one's file and draft write-up into findings/.
 func (x *explorer) shrinkFindings(ctx context.Context, gens []Generated, rep *Report) error {
 	dir := filepath.Join(x.o.Dir, "findings")
+	shrunk, tried := 0, 0
 	for i := range rep.Findings {
 		f := &rep.Findings[i]
-		if i < x.o.Shrink {
+		// The first Shrink findings that break the lock on every seed are
+		// shrunk; one that does not is passed over for the next (at most
+		// three tries a shrink), its confirmation's runs shown.
+		if shrunk < x.o.Shrink && tried < 3*x.o.Shrink {
+			tried++
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}
@@ -61,6 +66,7 @@ func (x *explorer) shrinkFindings(ctx context.Context, gens []Generated, rep *Re
 			}
 			f.Shrink = sh
 			if sh.Confirmed {
+				shrunk++
 				name := fmt.Sprintf("%s-%s", gens[f.Scenario].Scenario.Name, FileSafe(f.Lock))
 				best.Name = name
 				best.Description = fmt.Sprintf("shrunk by deadbolt explore from %s (%s): breaks %s on %d of %d seeds%s. Drawn as: %s",

@@ -106,7 +106,7 @@ func Markdown(w io.Writer, rep *Report) {
 		}
 		switch {
 		case f.Shrink == nil:
-			p("   - not shrunk (only the first %s are)", "findings")
+			p("   - not shrunk (only the first findings that break the lock on every seed are)")
 		case !f.Shrink.Confirmed:
 			p("   - not confirmed: on seeds %v the scenario as generated gave %s; not shrunk", f.Shrink.Seeds, ReplayWords(f.Shrink.Replays))
 		default:

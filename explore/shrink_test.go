@@ -2,7 +2,9 @@ package explore
 
 import (
 	"context"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,5 +122,46 @@ func TestShrinkKeepsWhatStillBreaksWithinItsBudget(t *testing.T) {
 	sh, _, _ = x.shrink(context.Background(), f, g)
 	if sh.Confirmed || len(sh.Trials) != 1 {
 		t.Errorf("a flaky break was confirmed: %+v", sh)
+	}
+}
+
+// A finding that does not break the lock on every seed is passed over for
+// the next, which is shrunk and written with its draft write-up.
+func TestAnUnconfirmedFindingIsPassedOverForTheNext(t *testing.T) {
+	dir := t.TempDir()
+	x := &explorer{o: Options{Parallel: 2, ShrinkRuns: 12, Seeds: 3, Shrink: 1, Dir: dir}}
+	calls := 0
+	x.run = func(_ context.Context, s scenarios.Scenario, lock string, seed uint64) Run {
+		calls++
+		v := "valid"
+		switch {
+		case lock == "reentrant" && s.Name == "flaky" && calls%2 == 1:
+			v = "invalid"
+		case lock == "reentrant" && s.Name == "sure":
+			v = "invalid"
+		}
+		return Run{Lock: lock, Seed: seed, Verdict: v, Dir: "run"}
+	}
+	flaky, sure := big(), big()
+	flaky.Name, sure.Name = "flaky", "sure"
+	gens := []Generated{{Index: 0, Scenario: flaky, Seed: 5}, {Index: 1, Scenario: sure, Seed: 6}}
+	rep := &Report{Lock: "reentrant", Against: "reentrant-lease", Scenarios: []Scenario{{Index: 0, Seed: 5, File: "scenarios/flaky.json"}, {Index: 1, Seed: 6, File: "scenarios/sure.json"}},
+		Findings: []Finding{{Lock: "reentrant", Against: "reentrant-lease", Scenario: 0, File: "scenarios/flaky.json"}, {Lock: "reentrant", Against: "reentrant-lease", Scenario: 1, File: "scenarios/sure.json"}}}
+	if err := x.shrinkFindings(context.Background(), gens, rep); err != nil {
+		t.Fatal(err)
+	}
+	first, second := rep.Findings[0], rep.Findings[1]
+	if first.Shrink == nil || first.Shrink.Confirmed || first.Writeup != "" {
+		t.Errorf("the flaky finding: %+v", first.Shrink)
+	}
+	if second.Shrink == nil || !second.Shrink.Confirmed || second.Writeup == "" {
+		t.Fatalf("the sure finding was not shrunk: %+v", second.Shrink)
+	}
+	if _, err := os.Stat(second.File); err != nil {
+		t.Errorf("its file: %v", err)
+	}
+	b, err := os.ReadFile(second.Writeup)
+	if err != nil || !strings.Contains(string(b), "deadbolt run --file") {
+		t.Errorf("its write-up has no replay line: %v\n%s", err, b)
 	}
 }
