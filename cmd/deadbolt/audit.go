@@ -37,7 +37,8 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		columns = append(columns, fl.Name)
 	}
 	fs.Func("libraries", "the rows: library versions, comma-separated (`NAME@VERSION,...`; default: every version known to build, as deadbolt locks lists them)", nameList("library version", &versions))
-	fs.Func("faults", "comma-separated failures and findings, the columns (default: every failure of the matrix, every finding, and every call column: a fault aimed at the lock's extend, re-acquire or renewal)", nameList("failure", &columns))
+	fs.Func("faults", "not the audit's: its columns are failures (--failures); --faults names faults, on run", facultyOfRun("audit"))
+	fs.Func("failures", "comma-separated failures and findings, the columns (default: every failure of the matrix, every finding, and every call column: a fault aimed at the lock's extend, re-acquire or renewal)", nameList("failure", &columns))
 	goMod := fs.String("go-mod", "", "the rows: the lock libraries a Go module's go.mod requires, at the versions it requires (in place of --libraries)")
 	var sr seededRuns
 	sr.register(fs)
@@ -62,7 +63,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	switch {
 	case len(names) > 0:
-		return badInput("audit takes no scenario names (got %q): --libraries and --faults choose its cells", names)
+		return badInput("audit takes no scenario names (got %q): --libraries and --failures choose its cells", names)
 	case f.target != "":
 		return badInput("--target: the audit's failures include node faults, which a deployment of your own does not take")
 	}

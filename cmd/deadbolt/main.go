@@ -8,7 +8,7 @@
 //	deadbolt run NAME [--seed N] [--time D] [--clients N] [--lock NAME] [--workload NAME] [--store DIR]
 //	deadbolt run --file FILE [flags]
 //	deadbolt scenario [NAME...] [--seed N] [--store DIR] [--junit FILE] [--shard I/N] [--fresh]
-//	deadbolt matrix [--locks L,...] [--faults F,...] [--seeds N] [--seed N] [--parallel N] [--store DIR] [--junit FILE] [--shard I/N]
+//	deadbolt matrix [--locks L,...] [--failures F,...] [--seeds N] [--seed N] [--parallel N] [--store DIR] [--junit FILE] [--shard I/N]
 //	deadbolt explore --lock L [--against L2] [--runs N] [--seed S] [--parallel P] [--store DIR]
 //	deadbolt bisect FILE --lock LIB --versions V1,V2,...|LO..HI [--seeds N] [--seed N] [--parallel N] [--store DIR]
 //	deadbolt sweep NAME --knob K --values V1,V2,... [--seeds N] [--seed N] [--parallel N] [--store DIR]
@@ -73,8 +73,8 @@ const usage = `usage:
   deadbolt run NAME [flags]          run one scenario
   deadbolt run --file FILE [flags]   run a scenario file (a stored run's scenario.json replays it, seed included)
   deadbolt scenario [NAME...] [flags] run a suite (default: the CI suite) and compare
-  deadbolt matrix [--locks L1,L2] [--faults F1,F2] [--seeds N] [--shard I/N] [flags]  every lock under every failure: matrix.md, matrix.html, matrix.json
-  deadbolt audit [--libraries L@V,...] [--faults F1,F2] [--seeds N] [--shard I/N] [flags]  every library version under every failure and finding: audit.md, audit.html, audit.json
+  deadbolt matrix [--locks L1,L2] [--failures F1,F2] [--seeds N] [--shard I/N] [flags]  every lock under every failure: matrix.md, matrix.html, matrix.json
+  deadbolt audit [--libraries L@V,...] [--failures F1,F2] [--seeds N] [--shard I/N] [flags]  every library version under every failure and finding: audit.md, audit.html, audit.json
   deadbolt explore --lock L [--against L2] [--runs N] [--seed S] [--parallel P]  generated scenarios aimed at the lock's calls, what breaks it shrunk: explore.md, explore.html, explore.json
   deadbolt bisect FILE --lock LIB --versions V1,V2|LO..HI [--seeds N]  one scenario file on each version of a library: the first affected and the first fixed
   deadbolt sweep NAME --knob K --values V1,V2 [--seeds N]  the unsafe window: how often the lock breaks at each value

@@ -31,7 +31,8 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	lockNames := scenarios.DebateLocks()
 	failureNames := scenarios.FailureNames()
 	fs.Func("locks", "comma-separated locks, the rows (default: "+strings.Join(scenarios.DebateLocks(), ",")+")", nameList("lock", &lockNames))
-	fs.Func("faults", "comma-separated failures, the columns (default: "+strings.Join(failureNames, ",")+")", nameList("failure", &failureNames))
+	fs.Func("failures", "comma-separated failures, the columns (default: "+strings.Join(failureNames, ",")+")", nameList("failure", &failureNames))
+	fs.Func("faults", "not the matrix's: its columns are failures (--failures); --faults names faults, on run", facultyOfRun("matrix"))
 	var sr seededRuns
 	sr.register(fs)
 	var servers []string
@@ -52,13 +53,21 @@ func cmdMatrix(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	if len(names) > 0 {
-		return badInput("matrix takes no scenario names (got %q): --locks and --faults choose its cells", names)
+		return badInput("matrix takes no scenario names (got %q): --locks and --failures choose its cells", names)
 	}
 	if f.target != "" {
 		return badInput("--target: the matrix's failures include node faults, which a deployment of your own does not take; run its cells with deadbolt scenario --target")
 	}
 	return runGrid(ctx, grid{kind: reports.KindMatrix, args: args, rows: lockNames, cols: failureNames, servers: servers,
 		failures: scenarios.Failures(), cells: scenarios.Cells}, f, sr, shard, *junit, stdout, stderr)
+}
+
+// facultyOfRun refuses --faults on a command whose columns are failures:
+// one flag, one meaning (fault names, as run's random schedule takes them).
+func facultyOfRun(cmd string) func(string) error {
+	return func(string) error {
+		return fmt.Errorf("%s's columns are failures (what goes wrong, staged by scenarios): give them with --failures; --faults names faults, which run --nemesis random draws from", cmd)
+	}
 }
 
 // grid is a matrix to run: its kind, rows (locks), columns (failures) and

@@ -39,7 +39,7 @@ func (fm fakeMatrix) write(t *testing.T, store string, shard shardFlag) {
 	o := scenarios.RunOptions{Seed: fm.seed}
 	cells, err := scenarios.Cells(fm.locks, fm.failures, o)
 	require.NoError(t, err)
-	args := []string{"--locks", strings.Join(fm.locks, ","), "--faults", strings.Join(fm.failures, ","),
+	args := []string{"--locks", strings.Join(fm.locks, ","), "--failures", strings.Join(fm.failures, ","),
 		"--seeds", fmt.Sprint(fm.seeds), "--seed", fmt.Sprint(fm.seed), "--store", store}
 	if shard.set() {
 		args = append(args, fmt.Sprintf("--shard=%d/%d", shard.i, shard.n))
@@ -141,7 +141,7 @@ func TestTwoMatrixShardsMergedAreTheUnshardedMatrix(t *testing.T) {
 	require.Equal(t, wantData, gotData)
 	require.Contains(t, wantMD, "](pause-simple/20260101T000000.000Z/report.html)", "links are relative to the store")
 	require.Contains(t, wantMD, "no verdict: seed 2: start cluster: no engine")
-	require.Contains(t, wantMD, "`deadbolt matrix --locks simple,redlock --faults pause,reply-delay,restart --seeds 3 --seed 1`")
+	require.Contains(t, wantMD, "`deadbolt matrix --locks simple,redlock --failures pause,reply-delay,restart --seeds 3 --seed 1`")
 	require.NotContains(t, gotMD, "in other shards")
 	// The same cases; the merged file sorts them by name (shards finish in any order).
 	wantCases, gotCases := readCases(t, filepath.Join(whole, reports.JUnitFile)), readCases(t, filepath.Join(merged, reports.JUnitFile))

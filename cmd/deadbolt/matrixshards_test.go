@@ -29,7 +29,7 @@ func TestRealMatrixShardsMergeIntoTheUnshardedMatrix(t *testing.T) {
 	bin := buildDeadbolt(t)
 	root := t.TempDir()
 	matrix := func(store string, shard ...string) string {
-		args := append([]string{"matrix", "--locks", "simple", "--faults", "pause,reply-delay", "--seeds", "1", "--seed", "1",
+		args := append([]string{"matrix", "--locks", "simple", "--failures", "pause,reply-delay", "--seeds", "1", "--seed", "1",
 			"--parallel", "2", "--store", store, "--junit", filepath.Join(store, reports.JUnitFile)}, shard...)
 		out, err := exec.Command(bin, args...).CombinedOutput()
 		require.NoError(t, err, "%v\n%s", args, out)
