@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/checker"
+	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
@@ -141,6 +142,9 @@ func trialSeeds(seed uint64, index int, first uint64, n int) []uint64 {
 // smallest scenario, and the runs of the last candidate kept.
 func (x *explorer) shrink(ctx context.Context, f *Finding, g Generated) (*Shrunk, scenarios.Scenario, []Run) {
 	sh := &Shrunk{Seeds: trialSeeds(x.o.Seed, g.Index, g.Seed, x.o.seeds()), From: filepath.Join(x.o.Dir, "scenarios", g.Scenario.Name+".json")}
+	if x.o.Runs == 0 {
+		sh.From = "" // not an exploration's: the caller says where it came from
+	}
 	s := g.Scenario
 	s.Lock = f.Lock
 	ok, runs := x.breaks(ctx, s, f, sh)
@@ -357,3 +361,37 @@ func compact(v any) string {
 
 // scaledNS is a duration JSON wrote as nanoseconds.
 func scaledNS(f float64) time.Duration { return time.Duration(f) }
+
+// ShrinkOptions are a shrink's outside an exploration (`deadbolt shrink`):
+// a scenario that broke Lock with Seed, and, with Against, left that lock
+// unbroken.
+type ShrinkOptions struct {
+	Scenario      scenarios.Scenario
+	Lock, Against string
+	// Seed is the run's that broke the lock, the first of Seeds seeds.
+	Seed  uint64
+	Seeds int
+	// Budget is the most runs, the confirmation's included.
+	Budget   int
+	Parallel int
+	// Dir is where the trial runs go.
+	Dir string
+	Run scenarios.RunOptions
+}
+
+// Shrink confirms that o.Scenario breaks o.Lock on o.Seeds seeds (the
+// run's and others drawn from it) and shrinks it as an exploration shrinks
+// its findings: it returns what it found, the smallest scenario that still
+// breaks the lock on every seed, and that scenario's runs.
+func Shrink(ctx context.Context, o ShrinkOptions) (*Shrunk, scenarios.Scenario, []Run, error) {
+	x := &explorer{o: Options{Lock: o.Lock, Against: o.Against, Seed: o.Seed, Seeds: o.Seeds, ShrinkRuns: o.Budget,
+		Parallel: max(o.Parallel, 1), Dir: o.Dir, Run: o.Run}}
+	x.pool = cluster.NewPool(nil)
+	defer x.pool.Close(context.WithoutCancel(ctx))
+	f := &Finding{Lock: o.Lock, Against: o.Against}
+	sh, best, runs := x.shrink(ctx, f, Generated{Scenario: o.Scenario, Seed: o.Seed})
+	if ctx.Err() != nil {
+		return sh, best, runs, scenarios.ErrInterrupted
+	}
+	return sh, best, runs, nil
+}

@@ -1,23 +1,20 @@
 package scenarios
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
 )
 
-// Shrinking: a random schedule that broke a lock struck many faults; which
-// of them did it? PlanOf turns the faults a run struck into a plan of
+// Shrinking a run: a random schedule that broke a lock struck many faults;
+// which of them did it? PlanOf turns the faults a run struck into a plan of
 // steps on the concrete targets they hit, each at its moment and for its
-// length; Shrink then drops steps, clients and time for as long as the
-// smaller scenario still breaks the lock with the same seed (the
-// workload's draws are the seed's), and returns the smallest it found.
+// length, and AsPlan makes the scenario strike them; package explore then
+// shrinks that scenario as it shrinks its findings (deadbolt shrink).
 
 // PlanOf is the plan of the faults that struck in ops: each fault-start
 // that ended ok, After the previous one's strike (the first after the
@@ -107,107 +104,18 @@ func atItsMoment(s nemesis.Step, ops []history.Op, start history.Op) nemesis.Ste
 	return s
 }
 
-// Trial runs a candidate scenario and says whether it still broke the lock
-// (an invalid verdict). Its error is a run that reached no verdict.
-type Trial func(ctx context.Context, s Scenario) (broke bool, err error)
-
-// Shrunk is what Shrink found: the smallest scenario that still broke the
-// lock, and how many runs the search took.
-type Shrunk struct {
-	Scenario Scenario
-	Runs     int
-}
-
-// ErrNotReproduced: the run's faults as a plan did not break the lock.
-var ErrNotReproduced = errors.New("the run's faults, struck again as a plan with its seed, did not break the lock")
-
-// Shrink searches for a smaller scenario than s with steps that still
-// breaks the lock, running at most budget trials: first the plan as it
-// struck (it must break the lock, or ErrNotReproduced), then without each
-// step (the last first: later faults tend to follow the damage), then with
-// the fault phase cut to what the plan needs, then with fewer clients
-// (halving, down to 2). Each accepted change is kept; log tells each
-// trial.
-func Shrink(ctx context.Context, s Scenario, steps []nemesis.Step, budget int, try Trial, log func(string, ...any)) (Shrunk, error) {
-	best := s
-	best.Nemesis, best.Fault = "plan", nemesis.Params{Steps: steps}
+// AsPlan is s striking steps as a plan, its fault phase long enough for
+// them: the plan's span, the two seconds Prepare asks, and room for the
+// steps to strike later than the run they came from did (drift).
+func AsPlan(s Scenario, steps []nemesis.Step) Scenario {
+	s.Nemesis, s.Fault = "plan", nemesis.Params{Steps: steps}
 	ttl := s.TTL.D()
 	phase := max(s.Time.D(), planTime(steps, ttl))
 	if slack := phase - planTime(steps, ttl); slack < drift(steps, ttl) {
 		phase += drift(steps, ttl) - slack
 	}
-	best.Time = Duration(phase)
-	runs := 0
-	attempt := func(c Scenario, what string) (bool, error) {
-		if runs >= budget {
-			return false, nil
-		}
-		runs++
-		broke, err := try(ctx, c)
-		switch {
-		case err != nil:
-			log("trial %d (%s): no verdict: %v", runs, what, err)
-		case broke:
-			log("trial %d (%s): still breaks the lock", runs, what)
-		default:
-			log("trial %d (%s): no longer breaks it", runs, what)
-		}
-		return broke && err == nil, ctx.Err()
-	}
-	ok, err := attempt(best, fmt.Sprintf("the %s as struck", checker.Plural(len(steps), "fault")))
-	if err != nil {
-		return Shrunk{best, runs}, err
-	}
-	if !ok {
-		return Shrunk{best, runs}, ErrNotReproduced
-	}
-	for i := len(best.Fault.Steps) - 1; i >= 0 && len(best.Fault.Steps) > 1; i-- {
-		c := best
-		c.Fault.Steps = without(best.Fault.Steps, i)
-		if ok, err := attempt(c, fmt.Sprintf("without step %d, %s on %s", i+1, best.Fault.Steps[i].Fault, best.Fault.Steps[i].Target)); err != nil {
-			return Shrunk{best, runs}, err
-		} else if ok {
-			best = c
-		}
-	}
-	if t := planTime(best.Fault.Steps, ttl) + drift(best.Fault.Steps, ttl); t < best.Time.D() {
-		c := best
-		c.Time = Duration(t)
-		if ok, err := attempt(c, "a fault phase of "+t.String()); err != nil {
-			return Shrunk{best, runs}, err
-		} else if ok {
-			best = c
-		}
-	}
-	for n := best.Clients / 2; n >= 2; n /= 2 {
-		c := best
-		c.Clients = n
-		if clientsNeeded(c.Fault.Steps) > n {
-			break
-		}
-		ok, err := attempt(c, fmt.Sprintf("%d clients", n))
-		if err != nil {
-			return Shrunk{best, runs}, err
-		}
-		if !ok {
-			break
-		}
-		best = c
-	}
-	return Shrunk{best, runs}, nil
-}
-
-// without is steps less step i, the next one striking when i would have
-// plus its own wait.
-func without(steps []nemesis.Step, i int) []nemesis.Step {
-	out := append([]nemesis.Step(nil), steps[:i]...)
-	if i+1 < len(steps) {
-		next := steps[i+1]
-		next.After += steps[i].After
-		out = append(out, next)
-		out = append(out, steps[i+2:]...)
-	}
-	return out
+	s.Time = Duration(phase)
+	return s
 }
 
 // planTime is the shortest fault phase a plan of steps may have: its span
@@ -224,21 +132,4 @@ func planTime(steps []nemesis.Step, ttl time.Duration) time.Duration {
 // span and two TTLs.
 func drift(steps []nemesis.Step, ttl time.Duration) time.Duration {
 	return planTime(steps, ttl)/10 + 2*ttl
-}
-
-// clientsNeeded is one more than the highest client slot a step names.
-func clientsNeeded(steps []nemesis.Step) int {
-	n := 0
-	for _, s := range steps {
-		kind, arg, _ := strings.Cut(s.Target, ":")
-		if kind != "client" && kind != "link" {
-			continue
-		}
-		slot, _, _ := strings.Cut(arg, ":")
-		var k int
-		if _, err := fmt.Sscanf(slot, "%d", &k); err == nil {
-			n = max(n, k+1)
-		}
-	}
-	return n
 }

@@ -1,8 +1,6 @@
 package scenarios
 
 import (
-	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -56,40 +54,19 @@ func TestPlanOfIsTheFaultsAsTheyStruck(t *testing.T) {
 	require.ErrorContains(t, err, "nothing to shrink")
 }
 
-// Shrink keeps only what the damage needs: here the lock breaks exactly
-// when the clock jump is in the plan and two clients run, so the search
-// ends at that step alone, a fault phase cut to it, and two clients; a
-// plan that does not break the lock at all is not reproduced.
-func TestShrinkKeepsOnlyWhatBreaksTheLock(t *testing.T) {
+// AsPlan strikes the steps as a plan with a fault phase that fits them:
+// their span and two seconds (9 s), and room for drift: a tenth of that
+// and two TTLs.
+func TestAsPlanFitsTheFaultPhaseToTheSteps(t *testing.T) {
 	s, err := Get("random-redlock")
 	require.NoError(t, err)
-	steps := []nemesis.Step{
-		{Fault: "kill", Target: "node:redis-3", After: 2 * time.Second, For: time.Second},
-		{Fault: "clock-jump", Target: "node:redis-1", After: 3 * time.Second, For: 2 * time.Second, By: 3 * time.Second},
-		{Fault: "pause-client", Target: "client:1", After: 4 * time.Second, For: 4 * time.Second},
-	}
-	var tried []Scenario
-	breaks := func(_ context.Context, c Scenario) (bool, error) {
-		tried = append(tried, c)
-		_, err := c.Prepare(RunOptions{Seed: 1})
-		require.NoError(t, err, "every candidate is a scenario that can run")
-		jump := slices.ContainsFunc(c.Fault.Steps, func(s nemesis.Step) bool { return s.Fault == "clock-jump" })
-		return jump && c.Clients >= 2, nil
-	}
-	got, err := Shrink(context.Background(), s, steps, 20, breaks, t.Logf)
+	steps := []nemesis.Step{{Fault: "clock-jump", Target: "node:redis-1", After: 5 * time.Second, For: 2 * time.Second, By: 3 * time.Second}}
+	require.Equal(t, time.Minute, AsPlan(s, steps).Time.D(), "a longer phase is kept")
+	s.Time = Duration(time.Second)
+	got := AsPlan(s, steps)
+	require.Equal(t, "plan", got.Nemesis)
+	require.Equal(t, steps, got.Fault.Steps)
+	require.Equal(t, 13900*time.Millisecond, got.Time.D())
+	_, err = got.Prepare(RunOptions{Seed: 1})
 	require.NoError(t, err)
-	require.Equal(t, "plan", got.Scenario.Nemesis)
-	require.Equal(t, []nemesis.Step{{Fault: "clock-jump", Target: "node:redis-1", After: 5 * time.Second, For: 2 * time.Second, By: 3 * time.Second}},
-		got.Scenario.Fault.Steps, "the kill's wait moved to the jump, so it strikes when it did")
-	require.Equal(t, 13900*time.Millisecond, got.Scenario.Time.D(), "the plan's span and two seconds (9 s), and room for drift: a tenth of that and two TTLs")
-	require.Equal(t, 2, got.Scenario.Clients)
-	require.Equal(t, len(tried), got.Runs)
-
-	got, err = Shrink(context.Background(), s, steps, 20, func(context.Context, Scenario) (bool, error) { return false, nil }, t.Logf)
-	require.ErrorIs(t, err, ErrNotReproduced)
-	require.Equal(t, 1, got.Runs)
-
-	got, err = Shrink(context.Background(), s, steps, 2, breaks, t.Logf)
-	require.NoError(t, err)
-	require.Equal(t, 2, got.Runs, "the budget bounds the runs")
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/checker"
+	"github.com/deadbolt-lab/deadbolt/explore"
 	"github.com/deadbolt-lab/deadbolt/history"
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
@@ -21,20 +21,27 @@ import (
 const ShrunkFile = "shrunk.json"
 
 // cmdShrink searches for a smaller scenario than a run that broke its lock
-// (fewer faults, a shorter fault phase, fewer clients) that still breaks
-// it with the run's seed, and writes it as RUN_DIR/shrunk.json. Every trial
-// is a real run, stored under --store.
+// that still breaks it on three seeds (the run's and two drawn from it):
+// the faults the run struck become a plan, then explore's shrinker tries
+// fewer steps, clients and keys, a simpler workload, narrower targets,
+// shorter faults and a shorter fault phase, within a budget of runs, and
+// writes the smallest as RUN_DIR/shrunk.json. Every trial is a real run,
+// stored under --store.
 func cmdShrink(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("shrink", flag.ContinueOnError)
-	budget := 12
-	fs.Func("budget", "the most trial runs (1-100, default 12)", func(s string) error {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 100 {
-			return fmt.Errorf("must be from 1 to 100, got %q", s)
+	budget, parallel := 30, 3
+	bounded := func(dst *int, lo, hi int) func(string) error {
+		return func(s string) error {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < lo || n > hi {
+				return fmt.Errorf("must be from %d to %d, got %q", lo, hi, s)
+			}
+			*dst = n
+			return nil
 		}
-		budget = n
-		return nil
-	})
+	}
+	fs.Func("budget", "the most trial runs, the confirmation on three seeds included (3-500, default 30)", bounded(&budget, 3, 500))
+	fs.Func("parallel", fmt.Sprintf("how many trial runs at once (1-%d, default 3)", maxParallel), bounded(&parallel, 1, maxParallel))
 	store := fs.String("store", "store", "directory for the trial runs")
 	rest, err := parse(fs, args)
 	if err != nil {
@@ -69,38 +76,30 @@ func cmdShrink(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := checkStore(*store); err != nil {
 		return err
 	}
-	s := file.Scenario
+	s := scenarios.AsPlan(file.Scenario, steps)
 	seed := *file.Seed
-	fmt.Fprintf(stderr, "shrink: %s (seed %d) struck %s; at most %s\n", s.Name, seed, checker.Plural(len(steps), "fault"), checker.Plural(budget, "trial run"))
-	o := scenarios.RunOptions{Seed: seed, Store: *store}
-	trial := func(ctx context.Context, c scenarios.Scenario) (bool, error) {
-		r, err := c.Run(ctx, o)
-		if err != nil {
-			return false, err
-		}
-		return r.Verdict == "invalid", nil
-	}
-	logf := func(format string, args ...any) { fmt.Fprintf(stderr, "shrink: "+format+"\n", args...) }
+	fmt.Fprintf(stderr, "shrink: %s (seed %d) struck %s; confirmed on 3 seeds, then shrunk within %s\n", s.Name, seed, checker.Plural(len(steps), "fault"), checker.Plural(budget, "trial run"))
 	started := time.Now()
-	got, err := scenarios.Shrink(ctx, s, steps, budget, trial, logf)
+	sh, best, _, err := explore.Shrink(ctx, explore.ShrinkOptions{Scenario: s, Lock: s.Lock, Seed: seed, Budget: budget, Parallel: parallel, Dir: *store,
+		Run: scenarios.RunOptions{Log: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }}})
 	if ctx.Err() != nil {
 		return scenarios.ErrInterrupted
-	}
-	if errors.Is(err, scenarios.ErrNotReproduced) {
-		fmt.Fprintf(stdout, "%s: %v; nothing written\n", dir, err)
-		return exitError{exitUnknown}
 	}
 	if err != nil {
 		return err
 	}
-	c := got.Scenario
+	if !sh.Confirmed {
+		fmt.Fprintf(stdout, "%s: the run's faults, struck again as a plan, did not break %s on every seed %v (%s); nothing written\n", dir, s.Lock, sh.Seeds, explore.ReplayWords(sh.Replays))
+		return exitError{exitUnknown}
+	}
+	c := best
 	c.Name = s.Name + "-shrunk"
-	c.Description = fmt.Sprintf("shrunk from %s seed %d (%s): %d of its %s, %s, %s, still breaks %s with seed %d",
-		s.Name, seed, dir, len(c.Fault.Steps), checker.Plural(len(steps), "fault"), c.Time, checker.Plural(c.Clients, "client"), c.Lock, seed)
+	c.Description = fmt.Sprintf("shrunk from %s seed %d (%s) in %s: %d of its %s, %s, %s; breaks %s on %d of %d seeds",
+		s.Name, seed, dir, checker.Plural(sh.Runs, "run"), len(c.Fault.Steps), checker.Plural(len(steps), "fault"), c.Time, checker.Plural(c.Clients, "client"), c.Lock, len(sh.Seeds), len(sh.Seeds))
 	c.Expect, c.CI = scenarios.Unsafe, false
 	spec := c.Spec()
 	spec.Seed = seed
-	b, err := scenarios.MarshalFile(spec)
+	b, err := scenarios.MarshalFile(spec, "checkers", "driver")
 	if err != nil {
 		return err
 	}
@@ -108,8 +107,8 @@ func cmdShrink(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := os.WriteFile(out, b, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d of %s, fault phase %s (was %s), %s (was %d), after %s in %s\nrun it: deadbolt run --file %s\n",
-		s.Name, len(c.Fault.Steps), checker.Plural(len(steps), "fault"), c.Time, s.Time, checker.Plural(c.Clients, "client"), s.Clients,
-		checker.Plural(got.Runs, "trial run"), time.Since(started).Round(time.Second), reports.ShellQuote(out))
+	fmt.Fprintf(stdout, "%s: %d of %s, fault phase %s (was %s), %s (was %d), %s; after %s in %s\nrun it: deadbolt run --file %s\n",
+		s.Name, len(c.Fault.Steps), checker.Plural(len(steps), "fault"), c.Time, file.Scenario.Time, checker.Plural(c.Clients, "client"), file.Scenario.Clients,
+		explore.ReplayWords(sh.Replays), checker.Plural(sh.Runs, "trial run"), time.Since(started).Round(time.Second), reports.ShellQuote(out))
 	return nil
 }
