@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -128,15 +129,68 @@ type entry struct {
 	summary  string
 	topology string
 	make     func(Params) Nemesis
+	// takes are the parameters (Params' JSON names) the schedule reads;
+	// nil: every one (a schedule that did not say).
+	takes []string
 }
 
 var registry = map[string]entry{}
 
-func register(name, topology, summary string, f func(Params) Nemesis) {
+func register(name, topology, summary string, f func(Params) Nemesis, takes []string) {
 	if _, dup := registry[name]; dup {
 		panic("nemesis: duplicate " + name)
 	}
-	registry[name] = entry{summary: summary, topology: topology, make: f}
+	for _, t := range takes {
+		if !slices.Contains(paramNames(), t) {
+			panic("nemesis: " + name + " takes " + t + ", which is no parameter")
+		}
+	}
+	registry[name] = entry{summary: summary, topology: topology, make: f, takes: takes}
+}
+
+// paramNames are Params' fields by their JSON names.
+func paramNames() []string {
+	var out []string
+	t := reflect.TypeFor[Params]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out = append(out, name)
+	}
+	return out
+}
+
+// Set names the parameters p sets (not zero), by their JSON names.
+func (p Params) Set() []string {
+	var out []string
+	v := reflect.ValueOf(p)
+	names := paramNames()
+	for i := range v.NumField() {
+		if !v.Field(i).IsZero() {
+			out = append(out, names[i])
+		}
+	}
+	return out
+}
+
+// CheckTakes refuses a parameter the named schedule does not read (a plan
+// file's "every", which only random takes): set, it would be ignored
+// without a word. A schedule that did not declare what it takes takes
+// everything.
+func CheckTakes(name string, p Params) error {
+	e, ok := registry[name]
+	if !ok || e.takes == nil {
+		return nil
+	}
+	for _, f := range p.Set() {
+		if !slices.Contains(e.takes, f) {
+			takes := "nothing"
+			if len(e.takes) > 0 {
+				takes = strings.Join(e.takes, ", ")
+			}
+			return fmt.Errorf("%s: nemesis %s does not take it (it takes: %s)", f, name, takes)
+		}
+	}
+	return nil
 }
 
 // New returns the named schedule tuned by p.

@@ -6,7 +6,7 @@ import (
 )
 
 func init() {
-	register("none", "", "no fault: the lock's own behaviour (expiry, release) under contention", func(Params) Nemesis { return None{} })
+	register("none", "", "no fault: the lock's own behaviour (expiry, release) under contention", func(Params) Nemesis { return None{} }, []string{})
 }
 
 // None injects nothing. Scenarios that test a lock's expiry and release

@@ -16,7 +16,7 @@ import (
 
 func init() {
 	register("plan", "", "the faults of the scenario's steps, each on its target at its moment (see `deadbolt faults`)",
-		func(p Params) Nemesis { return &Plan{Steps: p.Steps} })
+		func(p Params) Nemesis { return &Plan{Steps: p.Steps} }, []string{"steps"})
 }
 
 // Step is one fault of a plan: which fault, on what, when, for how long.

@@ -3,6 +3,7 @@ package nemesis
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,41 +13,43 @@ import (
 // the catalogue, a target selector and a moment, built from the
 // scenario's parameters. A preset is one registry line.
 func init() {
-	preset("isolate-primary", OnFailover,
+	nodeTakes := []string{"after", "for"}
+	clientTakes := []string{"after", "for", "key", "on", "client", "until"}
+	preset("isolate-primary", OnFailover, nodeTakes,
 		"cut the master off from its replicas and Sentinels, or a cluster's slot master from the other nodes (clients still reach it), until a replica is promoted, then heal",
 		func(p Params) (Step, error) {
 			return Step{Fault: "isolate-primary", Target: "primary", After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second), Until: UntilFailover}, nil
 		})
-	preset("kill-primary", OnFailover,
+	preset("kill-primary", OnFailover, nodeTakes,
 		"SIGKILL the master (a cluster's slot master), let a replica be promoted, restart the old master (empty: no persistence)",
 		func(p Params) (Step, error) {
 			return Step{Fault: "kill", Target: "primary", After: or(p.After, 3*time.Second), For: or(p.For, 8*time.Second), Until: UntilFailover}, nil
 		})
-	preset("kill-minority", OnIndependent,
+	preset("kill-minority", OnIndependent, nodeTakes,
 		"SIGKILL a minority of the independent masters and restart them (empty) only after the lease TTL has passed",
 		func(p Params) (Step, error) {
 			return Step{Fault: "kill", Target: "minority", After: or(p.After, 3*time.Second), For: or(p.For, time.Second), TTLs: 1}, nil
 		})
-	preset("pause-client", "",
+	preset("pause-client", "", clientTakes,
 		"SIGSTOP a client process (the holder of a key the moment it holds it, or a named client) for twice the TTL, then SIGCONT: "+
 			"a stop-the-world pause that freezes the lock's own timers with it",
 		func(p Params) (Step, error) { return pauseLong(clientStep("pause-client", p)), nil })
-	preset("crash-client", "",
+	preset("crash-client", "", clientTakes,
 		"SIGKILL a client process (the holder of a key the moment it holds it, or a named client): it never releases, "+
 			"and a fresh process takes its place",
 		func(p Params) (Step, error) { return clientStep("crash-client", p), nil })
-	preset("pause-at", "",
+	preset("pause-at", "", append(slices.Clone(clientTakes), "point"),
 		"stop a client inside the lock at a named point (such as between GET and DEL) for twice the TTL, then resume it",
 		func(p Params) (Step, error) {
 			s, err := pointStep("pause-client", p)
 			return pauseLong(s), err
 		})
-	preset("crash-at", "",
+	preset("crash-at", "", append(slices.Clone(clientTakes), "point"),
 		"stop a client inside the lock at a named point (such as between SETNX and EXPIRE) and kill it there",
 		func(p Params) (Step, error) { return pointStep("crash-client", p) })
 	for _, f := range []string{"pause-in-acquire", "pause-in-release", "pause-in-extend", "crash-in-acquire", "crash-in-release"} {
 		summary, _ := FaultSummary(f)
-		preset(f, "", summary+"; fresh requests (of the holder of a key, or of a named client) until one lands where it harms, at most `strikes`",
+		preset(f, "", append(slices.Clone(clientTakes), "strikes"), summary+"; fresh requests (of the holder of a key, or of a named client) until one lands where it harms, at most `strikes`",
 			func(p Params) (Step, error) {
 				s := clientStep(f, p)
 				s.Strikes = p.Strikes
@@ -60,8 +63,8 @@ func init() {
 
 // preset registers a named schedule that runs one step built from the
 // scenario's parameters.
-func preset(name, topology, summary string, step func(Params) (Step, error)) {
-	RegisterSchedule(ScheduleDecl{Name: name, Topology: topology, Summary: summary, New: func(p Params) Nemesis {
+func preset(name, topology string, takes []string, summary string, step func(Params) (Step, error)) {
+	RegisterSchedule(ScheduleDecl{Name: name, Topology: topology, Summary: summary, Takes: takes, New: func(p Params) Nemesis {
 		s, err := step(p)
 		if err != nil {
 			return invalid{err}

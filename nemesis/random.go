@@ -13,7 +13,7 @@ import (
 func init() {
 	RegisterSchedule(ScheduleDecl{Name: "random",
 		Summary: "a seeded mix of the chosen faults (--faults), one at a time, each on a seed-chosen target for a seeded time, at seeded intervals",
-		New:     func(p Params) Nemesis { return &Random{P: p} }})
+		New:     func(p Params) Nemesis { return &Random{P: p} }, Takes: []string{"faults", "every", "after", "for"}})
 }
 
 // Random is the soak schedule: until the run ends it waits a seeded gap,

@@ -13,6 +13,10 @@ type ScheduleDecl struct {
 	// New builds the schedule tuned by p. A schedule whose parameters
 	// cannot work returns one whose Run reports why.
 	New func(p Params) Nemesis
+	// Takes names the parameters New reads (Params' JSON names: "after",
+	// "for", "key", ...): a scenario that sets another is refused before
+	// anything starts, rather than have it ignored. nil: it reads them all.
+	Takes []string
 }
 
 // RegisterSchedule makes a schedule selectable by name (a scenario's
@@ -28,7 +32,7 @@ func RegisterSchedule(d ScheduleDecl) {
 	if err := checkTopologies(d.Topology); err != nil {
 		panic("nemesis: schedule " + d.Name + ": " + err.Error())
 	}
-	register(d.Name, d.Topology, d.Summary, d.New)
+	register(d.Name, d.Topology, d.Summary, d.New, d.Takes)
 }
 
 // BeginWorkload lets the workload start (Env.Begin): a schedule calls it

@@ -166,6 +166,9 @@ func checkShape(r RunSpec) error {
 	if !slices.Contains(nemesis.Names(), r.Nemesis) {
 		return bad("nemesis", "unknown nemesis %q (known: %s)%s", r.Nemesis, strings.Join(nemesis.Names(), ", "), suggest.Hint(r.Nemesis, nemesis.Names()))
 	}
+	if err := nemesis.CheckTakes(r.Nemesis, r.Fault); err != nil {
+		return fmt.Errorf("fault.%w", err)
+	}
 	if err := checkFault(r.Fault); err != nil {
 		return err
 	}

@@ -230,6 +230,9 @@ func (s Scenario) fitNemesis(kind workloads.Kind) error {
 	if kind.NeedsKeys && len(s.Keys) == 0 {
 		return fmt.Errorf("scenario %s runs workload %s without lock keys", s.Name, kind.Name)
 	}
+	if err := nemesis.CheckTakes(s.Nemesis, s.Fault); err != nil {
+		return fmt.Errorf("scenario %s: fault.%w", s.Name, err)
+	}
 	n, err := nemesis.New(s.Nemesis, s.Fault)
 	if err != nil {
 		return err

@@ -27,6 +27,9 @@ func TestRunFileRefusesBadFieldsWithTheirPath(t *testing.T) {
 		{`{` + base + `, "time_ms": "10s", "fault": {}, "settle_ms": "a while"}`, `settle_ms: bad duration "a while"`},
 		{`{` + base + `, "time_ms": "10s", "fault": {}, "target": {"Topology": "sentinel"}}`, `give --target FILE`},
 		{`{` + base + `, "time_ms": "1s", "fault": {"steps": [{"fault": "kill"}]}}`, `needs --time of at least`}, // Prepare's, after the file's
+		// A plan takes only steps: what only the random schedule reads is
+		// refused, by name, not ignored.
+		{`{` + base + `, "time_ms": "10s", "fault": {"steps": [{"fault": "kill"}], "every": "1s", "faults": ["kill"]}}`, `fault.faults: nemesis plan does not take it (it takes: steps)`},
 	} {
 		code, _, stderr := deadbolt(t, "run", "--file", write("s.json", tc.body), "--store", filepath.Join(dir, "store"))
 		require.Equal(t, exitBadInput, code, stderr)

@@ -67,6 +67,7 @@ func TestBadInputExits254WithAMessage(t *testing.T) {
 		{[]string{"run", "failover-redlock", "--nemesis", "random", "--faults", "kill,meteor"}, `unknown fault "meteor"`},
 		{[]string{"run", "failover-redlock", "--nemesis", "random", "--faults", "kill,,"}, "empty fault name"},
 		{[]string{"run", "failover-redlock", "--faults", "kill"}, "give --nemesis random too"},
+		{[]string{"run", "pause-simple", "--nemesis", "pause-client", "--faults", "kill"}, "fault.faults: nemesis pause-client does not take it"},
 		{[]string{"explore"}, "explore needs --lock"},
 		{[]string{"explore", "--lock", "nope"}, `unknown lock "nope"`},
 		{[]string{"explore", "--lock", "simple", "--runs", "0"}, "must be from 1 to 1000"},
