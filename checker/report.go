@@ -61,6 +61,11 @@ type Report struct {
 	// Jepsen merges false over unknown over true. Anything else is
 	// unknown.
 	Staging string `json:"staging,omitempty"`
+	// NotApplicable says, from the evidence, why the failure the run
+	// stages cannot arise for this lock (a release that is one step cannot
+	// be stopped between its check and its delete); the verdict is then
+	// unknown, never valid, and a matrix or an audit shows the cell n/a.
+	NotApplicable string `json:"not_applicable,omitempty"`
 }
 
 // Check runs the chosen checkers over a history and composes them as
@@ -158,7 +163,11 @@ func compose(in *Input, results []Result, opts Options) Report {
 			Plural(len(unstaged), "failover"), unstaged[0].Text))
 		troubles = append(troubles, unstaged...)
 	}
-	if len(troubles) > 0 {
+	if na := notApplicable(in); na != "" && r.Verdict != Invalid {
+		r.NotApplicable = na
+		why = append(why, na)
+	}
+	if len(troubles) > 0 || r.NotApplicable != "" {
 		r.Anomalies = append(r.Anomalies, troubles...)
 		sortAnomalies(r.Anomalies)
 		r.Void(strings.Join(why, "; and "))

@@ -265,31 +265,10 @@ func (in *Input) leaseSpans(key, struck string) map[string]leaseSpan {
 // strikeTroubles flags each series of strikes (one fault on one key)
 // none of which hit: the run never staged what the fault is for.
 func strikeTroubles(in *Input) []Anomaly {
-	type series struct{ fault, key string }
-	var order []series
-	all := map[series][]Strike{}
-	for _, s := range Strikes(in) {
-		k := series{s.Fault, s.Key}
-		if _, seen := all[k]; !seen {
-			order = append(order, k)
-		}
-		all[k] = append(all[k], s)
-	}
 	var out []Anomaly
-	for _, k := range order {
-		ss := all[k]
-		inside, held := 0, 0
-		hit := false
-		for _, s := range ss {
-			hit = hit || s.Hit()
-			if s.Inside {
-				inside++
-				if s.Held {
-					held++
-				}
-			}
-		}
-		if hit {
+	for _, sr := range strikeSeries(in) {
+		k, ss, inside, held := sr.series, sr.strikes, sr.inside, sr.held
+		if sr.hit || sr.oneStep() {
 			continue
 		}
 		what := "paused across its lease's expiry"
@@ -301,6 +280,71 @@ func strikeTroubles(in *Input) []Anomaly {
 				k.fault, k.key, ss[0].Op, what, Plural(len(ss), "strike"), inside, held)})
 	}
 	return out
+}
+
+// seriesOf is one series of strikes (one fault on one key) and its counts.
+type seriesOf struct {
+	series       struct{ fault, key string }
+	strikes      []Strike
+	inside, held int
+	hit          bool
+}
+
+// strikeSeries groups a history's strikes by series, in order.
+func strikeSeries(in *Input) []seriesOf {
+	type series = struct{ fault, key string }
+	var order []series
+	all := map[series][]Strike{}
+	for _, s := range Strikes(in) {
+		k := series{s.Fault, s.Key}
+		if _, seen := all[k]; !seen {
+			order = append(order, k)
+		}
+		all[k] = append(all[k], s)
+	}
+	var out []seriesOf
+	for _, k := range order {
+		sr := seriesOf{series: k, strikes: all[k]}
+		for _, s := range sr.strikes {
+			sr.hit = sr.hit || s.Hit()
+			if s.Inside {
+				sr.inside++
+				if s.Held {
+					sr.held++
+				}
+			}
+		}
+		out = append(out, sr)
+	}
+	return out
+}
+
+// MinInsideForOneStep is how many of a series' stops must land inside
+// the call, with the key never seen held after one, before the judge
+// concludes that the call is one step on the server.
+const MinInsideForOneStep = 5
+
+// oneStep: the series' stops landed inside the call MinInsideForOneStep
+// times or more and the key was never seen held after one: the call took
+// effect whole before each stop (one request the server runs as one step,
+// a script), so no stop can land between its check and its write, and the
+// failure the series stages cannot arise for this lock. Kills are judged
+// by what they left (stuck), not by this.
+func (sr seriesOf) oneStep() bool {
+	return !sr.hit && len(sr.strikes) > 0 && !sr.strikes[0].Kill && sr.inside >= MinInsideForOneStep && sr.held == 0
+}
+
+// notApplicable says why the failure a run stages cannot arise for its
+// lock, from the evidence ("" when it can): a series of stops inside a
+// call that is one step.
+func notApplicable(in *Input) string {
+	for _, sr := range strikeSeries(in) {
+		if sr.oneStep() {
+			return fmt.Sprintf("the lock's %s is one step: %d of %s of %s landed inside it (the reply outstanding), and after none was the key %q seen held, so no stop can land between its check and its write",
+				sr.strikes[0].Op, sr.inside, Plural(len(sr.strikes), "strike"), sr.series.fault, sr.series.key)
+		}
+	}
+	return ""
 }
 
 // StrikesText sums up a history's strikes in a line, "" without any.

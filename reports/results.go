@@ -52,7 +52,10 @@ type Results struct {
 	// Staging is why the run did not stage what it set out to ("": it
 	// did); an invalid verdict stands beside it (checker.Report.Staging).
 	Staging string `json:"staging,omitempty"`
-	Matches bool   `json:"matches"`
+	// NotApplicable says, from the evidence, why the failure the run
+	// staged cannot arise for its lock (checker.Report.NotApplicable).
+	NotApplicable string `json:"not_applicable,omitempty"`
+	Matches       bool   `json:"matches"`
 	Reason  string `json:"reason"`
 	// Checks are every checker's verdict, reason, metrics and evidence.
 	Checks       []checker.Result      `json:"checks"`
@@ -133,6 +136,7 @@ const DefaultServer = "redis-7.0"
 func (r *Results) SetCheck(c checker.Report, matches bool) {
 	r.Verdict = string(c.Verdict)
 	r.Staging = c.Staging
+	r.NotApplicable = c.NotApplicable
 	r.Matches = matches
 	r.Reason = c.Reason
 	r.Checks = c.Checks
@@ -154,12 +158,16 @@ func (r *Results) Unjudged() bool { return r.Expected == "unknown" }
 // no reproduction of an unsafe scenario, and no contradiction of a safe
 // one, which claims safety under the fault it stages).
 func (r *Results) Undecided() bool {
-	return !r.Unjudged() && !r.Matches && (r.Verdict == "unknown" || (r.Verdict == "invalid" && r.Staging != ""))
+	return !r.Unjudged() && !r.Matches && r.NotApplicable == "" && (r.Verdict == "unknown" || (r.Verdict == "invalid" && r.Staging != ""))
 }
 
-// Contradicts: the verdict says the opposite of the expectation.
+// Contradicts: the verdict says the opposite of the expectation: valid
+// where it was unsafe, or broken as staged where it was safe.
 func (r *Results) Contradicts() bool {
-	return !r.Unjudged() && !r.Matches && !r.Undecided()
+	if r.Unjudged() || r.Matches {
+		return false
+	}
+	return r.Verdict == "valid" || (r.Verdict == "invalid" && r.Staging == "")
 }
 
 // Outcome is PASS, FAIL, or UNJUDGED when there was nothing to match.

@@ -204,3 +204,29 @@ func TestMatrixMergeRefusesStoresOfDifferentMatrices(t *testing.T) {
 	require.Equal(t, exitBadInput, code)
 	require.Contains(t, stderr, "already holds a matrix")
 }
+
+// A cell whose every run showed its failure cannot arise for the lock is
+// n/a with that evidence, and exits 0; a cell whose staging merely missed
+// is unknown and exits 2, the cell named.
+func TestACellThatCannotAriseIsNotApplicableAndAMissIsUnknown(t *testing.T) {
+	o := scenarios.RunOptions{Seed: 1}
+	cells, err := scenarios.Cells([]string{"simple"}, []string{"pause-in-release"}, o)
+	require.NoError(t, err)
+	m := newMatrix(grid{kind: reports.KindMatrix, rows: []string{"simple"}, cols: []string{"pause-in-release"}, failures: scenarios.Failures()}, 1, 2, shardFlag{})
+	runs := scenarios.MatrixRuns(cells, m.Seeds)
+	require.Len(t, runs, 2)
+	result := func(na string) *reports.Results {
+		return &reports.Results{Scenario: runs[0].Scenario.Name, Lock: "simple", Verdict: "unknown", Expected: "safe", Health: "ok",
+			Staging: "1 step of the nemesis did not go as planned", NotApplicable: na}
+	}
+	oneStep := "the lock's release is one step: 9 of 20 strikes of pause-in-release landed inside it"
+	_, code := fillMatrix(&m, cells, runs, []*reports.Results{result(oneStep), result(oneStep)}, make([]error, 2))
+	require.Equal(t, exitOK, code)
+	require.Equal(t, "na", m.Cells[0].Class())
+	require.Contains(t, m.Cells[0].NotApplicable, oneStep)
+
+	m = newMatrix(grid{kind: reports.KindMatrix, rows: []string{"simple"}, cols: []string{"pause-in-release"}, failures: scenarios.Failures()}, 1, 2, shardFlag{})
+	_, code = fillMatrix(&m, cells, runs, []*reports.Results{result(oneStep), result("")}, make([]error, 2))
+	require.Equal(t, exitUnknown, code, "a run whose staging merely missed leaves the cell undecided")
+	require.Equal(t, "unknown", m.Cells[0].Class())
+}
