@@ -56,7 +56,7 @@ type Results struct {
 	// staged cannot arise for its lock (checker.Report.NotApplicable).
 	NotApplicable string `json:"not_applicable,omitempty"`
 	Matches       bool   `json:"matches"`
-	Reason  string `json:"reason"`
+	Reason        string `json:"reason"`
 	// Checks are every checker's verdict, reason, metrics and evidence.
 	Checks       []checker.Result      `json:"checks"`
 	Anomalies    []checker.Anomaly     `json:"anomalies"`
