@@ -14,8 +14,8 @@ import (
 	"github.com/deadbolt-lab/deadbolt/client/clienttest"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
-	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
+	"github.com/deadbolt-lab/deadbolt/nemesis/nemesistest"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
@@ -24,15 +24,15 @@ func TestMain(m *testing.M) { clienttest.Main(m) }
 // faultRun runs workload w on lock, on a fake cluster of spec, for d with the fault name/p, and
 // returns the history and the fault windows. during runs once the fault
 // has started, with the victim's history process id.
-func faultRun(t *testing.T, spec fakecluster.Options, w, lock, name string, p nemesis.Params, d time.Duration, during func(r *workloads.Runner, victim int)) ([]history.Op, []checker.FaultWindow) {
+func faultRun(t *testing.T, spec nemesistest.Options, w, lock, name string, p nemesis.Params, d time.Duration, during func(r *workloads.Runner, victim int)) ([]history.Op, []checker.FaultWindow) {
 	t.Helper()
 	return faultRunShaped(t, spec, w, lock, name, p, d, during, nil)
 }
 
 // faultRunShaped is faultRun with the workload's shape changed by shape.
-func faultRunShaped(t *testing.T, spec fakecluster.Options, w, lock, name string, p nemesis.Params, d time.Duration, during func(r *workloads.Runner, victim int), shape func(*workloads.Config)) ([]history.Op, []checker.FaultWindow) {
+func faultRunShaped(t *testing.T, spec nemesistest.Options, w, lock, name string, p nemesis.Params, d time.Duration, during func(r *workloads.Runner, victim int), shape func(*workloads.Config)) ([]history.Op, []checker.FaultWindow) {
 	t.Helper()
-	c := fakecluster.StartWith(t, spec)
+	c := nemesistest.StartWith(t, spec)
 	rec := history.NewRecorder(nil)
 	ttl := 500 * time.Millisecond
 	cfg := workloads.Config{
@@ -91,7 +91,7 @@ func faultRunShaped(t *testing.T, spec fakecluster.Options, w, lock, name string
 // SIGSTOP (state T) lasting twice the TTL, healed with SIGCONT, after which
 // the victim carries on under the same process id.
 func TestPauseClientStopsTheHolderForLongerThanTheTTL(t *testing.T) {
-	spec := fakecluster.Options{Topology: cluster.Independent, Masters: 1, Resource: true}
+	spec := nemesistest.Options{Topology: cluster.Independent, Masters: 1, Resource: true}
 	ops, ws := faultRun(t, spec, "counter", "simple", "pause-client", nemesis.Params{Key: "k", On: history.Read}, 10*time.Second,
 		func(r *workloads.Runner, victim int) {
 			require.Equal(t, "T", r.Process(victim).State(), "a pause is a real SIGSTOP")
@@ -131,7 +131,7 @@ func wokenOps(ops []history.Op, w checker.FaultWindow) []history.Op {
 
 // crash-client kills the holder: no release, and a fresh process goes on.
 func TestCrashClientKillsTheHolderWhichNeverReleases(t *testing.T) {
-	spec := fakecluster.Options{Topology: cluster.Independent, Masters: 1}
+	spec := nemesistest.Options{Topology: cluster.Independent, Masters: 1}
 	ops, ws := faultRun(t, spec, "mutex", "simple", "crash-client", nemesis.Params{Key: "k"}, 5*time.Second, nil)
 	require.Len(t, ws, 1)
 	require.Less(t, time.Duration(ws[0].End-ws[0].Start), time.Second, "a crash has nothing to heal: its window closes at once")
@@ -157,7 +157,7 @@ func TestCrashClientKillsTheHolderWhichNeverReleases(t *testing.T) {
 
 // pause-at stops a get-then-del client between its GET and its DEL.
 func TestPauseAtStopsTheClientInsideTheLock(t *testing.T) {
-	spec := fakecluster.Options{Topology: cluster.Independent, Masters: 1}
+	spec := nemesistest.Options{Topology: cluster.Independent, Masters: 1}
 	_, ws := faultRun(t, spec, "mutex", "get-then-del", "pause-at", nemesis.Params{Key: "k", Point: "after-get"}, 10*time.Second,
 		func(r *workloads.Runner, victim int) {
 			require.Equal(t, "T", r.Process(victim).State())

@@ -12,7 +12,7 @@ import (
 
 // Cluster is what the schedules and faults ask of the nodes under test.
 // OnDocker adapts the containers deadbolt starts or attaches to
-// (*cluster.Cluster); internal/fakecluster is one in memory.
+// (*cluster.Cluster); nemesis/nemesistest is one in memory.
 type Cluster interface {
 	// Master is the node that takes the lock's writes now (on a Redis
 	// Cluster, the master of the primary key's slot); Replicas are its

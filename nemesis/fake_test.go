@@ -12,20 +12,20 @@ import (
 	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/client/clienttest"
 	"github.com/deadbolt-lab/deadbolt/history"
-	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
+	"github.com/deadbolt-lab/deadbolt/nemesis/nemesistest"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
 // fakeEnv is a plan's environment on an in-memory cluster: no Docker.
-func fakeEnv(t *testing.T, replicas int) (*fakecluster.Cluster, nemesis.Env, *history.Recorder) {
-	c := fakecluster.Start(t, replicas)
+func fakeEnv(t *testing.T, replicas int) (*nemesistest.Cluster, nemesis.Env, *history.Recorder) {
+	c := nemesistest.Start(t, replicas)
 	rec := history.NewRecorder(nil)
 	return c, nemesis.Env{Cluster: c, Rec: rec, Rng: rand.New(rand.NewPCG(1, 2)), TTL: 100 * time.Millisecond, HealthTimeout: 10 * time.Second}, rec
 }
 
 // masterClient is a client of the fake's master now, closed with the test.
-func masterClient(t *testing.T, c *fakecluster.Cluster) *redis.Client {
+func masterClient(t *testing.T, c *nemesistest.Cluster) *redis.Client {
 	t.Helper()
 	m, err := c.Master(context.Background())
 	require.NoError(t, err)
@@ -126,7 +126,7 @@ func TestPlanRecordsAFaultTheFakeCannotStrike(t *testing.T) {
 // past its lease, and another client is granted the key meanwhile (the
 // classic process pause), then the victim is woken by the heal.
 func TestPlanPausesTheHolderWithoutDocker(t *testing.T) {
-	c := fakecluster.Start(t, 0)
+	c := nemesistest.Start(t, 0)
 	rec := history.NewRecorder(nil)
 	ttl := 200 * time.Millisecond
 	cfg := workloads.Config{

@@ -54,7 +54,7 @@ func inFlight(t *testing.T, e endpoints.Endpoints) (*workloads.Sending, <-chan e
 // A stop (or a kill) while the acquire is outstanding is recorded inside
 // it; one after its reply was read is not. Real client processes and real
 // signals, on a miniredis (this package's tests cannot import
-// internal/fakecluster, which imports nemesis).
+// nemesis/nemesistest, which imports nemesis).
 func TestAStopWhileTheRequestIsOutstandingIsInside(t *testing.T) {
 	srv := miniredis.RunT(t)
 	e := endpoints.Endpoints{Topology: endpoints.Independent, Masters: []string{"redis-1:6379"}, Addresses: map[string]string{"redis-1:6379": srv.Addr()}}

@@ -11,8 +11,8 @@ import (
 	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
-	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
+	"github.com/deadbolt-lab/deadbolt/nemesis/nemesistest"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
@@ -32,7 +32,7 @@ func okAt(ops []history.Op, match func(history.Op) bool) int64 {
 // scheduling: the key stays closed to the others until the fault struck,
 // and the client is held at its grant while it strikes.
 func TestAStepAimedAtOneClientsGrantGetsIt(t *testing.T) {
-	spec := fakecluster.Options{Topology: cluster.Independent, Masters: 1}
+	spec := nemesistest.Options{Topology: cluster.Independent, Masters: 1}
 	p := nemesis.Params{Steps: []nemesis.Step{
 		{Fault: "pause-node", Target: "node:redis-1", For: 300 * time.Millisecond},
 		{Fault: "pause-client", Target: "client:2", WaitKey: "k", WaitSlot: 2, For: 200 * time.Millisecond},
@@ -67,7 +67,7 @@ func TestAStepAimedAtOneClientsGrantGetsIt(t *testing.T) {
 // A step whose moment never comes is recorded as missed, naming the step,
 // and the run is unknown though the first step struck.
 func TestAStepWhoseMomentNeverComesIsMissed(t *testing.T) {
-	spec := fakecluster.Options{Topology: cluster.Independent, Masters: 1}
+	spec := nemesistest.Options{Topology: cluster.Independent, Masters: 1}
 	p := nemesis.Params{Steps: []nemesis.Step{
 		{Fault: "pause-node", Target: "node:redis-1", For: 100 * time.Millisecond},
 		{Fault: "pause-node", Target: "node:redis-1", WaitKey: "never", WaitSlot: 0, For: 100 * time.Millisecond},
@@ -106,7 +106,7 @@ func kinds(as []checker.Anomaly) []string {
 // then keeps the key for its client until that client's grant, which comes
 // while the fault is in effect; then every client may ask.
 func TestAStepAimedAtAGrantUnderItsFaultGetsIt(t *testing.T) {
-	spec := fakecluster.Options{Topology: cluster.Independent, Masters: 1, LinkFaults: true}
+	spec := nemesistest.Options{Topology: cluster.Independent, Masters: 1, LinkFaults: true}
 	p := nemesis.Params{Steps: []nemesis.Step{
 		{Fault: "link-delay", Target: "link:1:redis-1", By: 100 * time.Millisecond, WaitKey: "k", WaitSlot: 1, Aim: nemesis.AimGrant},
 	}}
@@ -145,7 +145,7 @@ func TestAStepAimedAtAGrantUnderItsFaultGetsIt(t *testing.T) {
 // staged by an acquire that failed under the fault: a lock that must
 // refuse is tested when its client asked for a free key.
 func TestAStepAimedAtAnAcquireUnderItsFaultTakesARefusal(t *testing.T) {
-	spec := fakecluster.Options{Topology: cluster.Independent, Masters: 1, LinkFaults: true}
+	spec := nemesistest.Options{Topology: cluster.Independent, Masters: 1, LinkFaults: true}
 	p := nemesis.Params{Steps: []nemesis.Step{
 		{Fault: "link-cut", Target: "link:1:redis-1", WaitKey: "k", WaitSlot: 1, Aim: nemesis.AimAsked},
 	}}
@@ -165,7 +165,7 @@ func TestAStepAimedAtAnAcquireUnderItsFaultTakesARefusal(t *testing.T) {
 // A grant aimed at under a fault that heals first never comes under it:
 // the step is missed and the run unknown.
 func TestAGrantUnderAFaultThatHealedFirstIsMissed(t *testing.T) {
-	spec := fakecluster.Options{Topology: cluster.Independent, Masters: 1}
+	spec := nemesistest.Options{Topology: cluster.Independent, Masters: 1}
 	p := nemesis.Params{Steps: []nemesis.Step{
 		{Fault: "pause-node", Target: "node:redis-1", For: 100 * time.Millisecond, WaitKey: "never", WaitSlot: 0, Aim: nemesis.AimGrant},
 	}}
@@ -181,7 +181,7 @@ func TestAGrantUnderAFaultThatHealedFirstIsMissed(t *testing.T) {
 // A plan of opening steps only (a fault for the whole run) lets the
 // clients begin as soon as they struck, not when they heal.
 func TestAPlanOfOpeningStepsOnlyLetsTheWorkloadBegin(t *testing.T) {
-	spec := fakecluster.Options{Topology: cluster.Independent, Masters: 1, LinkFaults: true}
+	spec := nemesistest.Options{Topology: cluster.Independent, Masters: 1, LinkFaults: true}
 	p := nemesis.Params{Steps: []nemesis.Step{{Fault: "link-delay", Target: "link:0:redis-1", By: time.Millisecond}}}
 	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", p, 3*time.Second, nil)
 	require.Len(t, ws, 1)
@@ -203,7 +203,7 @@ func TestAPlanOfOpeningStepsOnlyLetsTheWorkloadBegin(t *testing.T) {
 // release, stopped between GET and DEL) has completed: the late DEL lands
 // while the next holder holds the key, whatever the scheduling.
 func TestAHandoffPauseEndsUnderTheNextHoldersGrant(t *testing.T) {
-	spec := fakecluster.Options{Topology: cluster.Independent, Masters: 1}
+	spec := nemesistest.Options{Topology: cluster.Independent, Masters: 1}
 	p := nemesis.Params{Key: "k", Point: "after-get", Until: nemesis.UntilHandoff}
 	// Holds of no length: only the handoff keeps the next holder from
 	// releasing before the late DEL lands.
@@ -247,7 +247,7 @@ func TestAHandoffPauseEndsUnderTheNextHoldersGrant(t *testing.T) {
 // replica never makes Sentinel promote one, so the run is unknown. On the
 // primary the failover comes, and the isolation heals after it.
 func TestAFailoverThatNeverComesIsMissed(t *testing.T) {
-	spec := fakecluster.Options{Topology: cluster.Sentinel, Replicas: 2, DownAfter: 300 * time.Millisecond}
+	spec := nemesistest.Options{Topology: cluster.Sentinel, Replicas: 2, DownAfter: 300 * time.Millisecond}
 	p := nemesis.Params{Steps: []nemesis.Step{{Fault: "isolate-replica", Target: "replica", For: time.Second, Until: nemesis.UntilFailover}}}
 	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", p, 4*time.Second, nil)
 	require.Len(t, ws, 1)
@@ -272,7 +272,7 @@ func TestAFailoverThatNeverComesIsMissed(t *testing.T) {
 // promoted replica could make (the old master is dead) stages nothing and
 // the step is missed.
 func TestAGrantUnderAFailoverMustBeTheOldMasters(t *testing.T) {
-	spec := fakecluster.Options{Topology: cluster.Sentinel, Replicas: 2, DownAfter: 300 * time.Millisecond}
+	spec := nemesistest.Options{Topology: cluster.Sentinel, Replicas: 2, DownAfter: 300 * time.Millisecond}
 	p := nemesis.Params{Steps: []nemesis.Step{{Fault: "isolate-primary", Target: "primary", For: 100 * time.Millisecond, Until: nemesis.UntilFailover, WaitKey: "k", WaitSlot: nemesis.AnySlot, Aim: nemesis.AimGrant}}}
 	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", p, 20*time.Second, nil)
 	require.Len(t, ws, 1)

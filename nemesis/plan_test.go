@@ -11,14 +11,14 @@ import (
 	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
-	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
+	"github.com/deadbolt-lab/deadbolt/nemesis/nemesistest"
 )
 
 // Two pauses of one kind that overlap keep their own windows, each healed
 // on its own clock, and the plan returns with both nodes answering.
 func TestPlanOverlapsFaultsOfOneKindAndHealsEach(t *testing.T) {
-	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 2})
+	c := nemesistest.StartWith(t, nemesistest.Options{Topology: cluster.Independent, Masters: 2})
 	rec := history.NewRecorder(nil)
 	n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{
 		{Fault: "pause-node", Target: "node:redis-1", For: 1500 * time.Millisecond},
@@ -53,7 +53,7 @@ func TestPlanOverlapsFaultsOfOneKindAndHealsEach(t *testing.T) {
 
 // A fault that cannot strike is recorded as failed, and the run cannot pass.
 func TestPlanRecordsAFaultThatFailed(t *testing.T) {
-	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1})
+	c := nemesistest.StartWith(t, nemesistest.Options{Topology: cluster.Independent, Masters: 1})
 	rec := history.NewRecorder(nil)
 	n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{
 		{Fault: "clock-jump", Target: "node:redis-1", By: time.Minute}, // the cluster has no clock faults
@@ -95,7 +95,7 @@ func TestPlanStepsAreCheckedBeforeAnyContainer(t *testing.T) {
 // that leaves none in effect, and recorded; a check that fails leaves the
 // run unknown, naming it.
 func TestPlanChecksHealthAroundEachFault(t *testing.T) {
-	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 2})
+	c := nemesistest.StartWith(t, nemesistest.Options{Topology: cluster.Independent, Masters: 2})
 	plan := func() nemesis.Nemesis {
 		n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{
 			{Fault: "pause-node", Target: "node:redis-1", For: 200 * time.Millisecond},
@@ -153,7 +153,7 @@ func TestPlanChecksHealthAroundEachFault(t *testing.T) {
 // how long a struck one lasts, so a late moment does not leave a pause too
 // short for a lease to run out.
 func TestAFaultOutlastsTheFaultPhaseThatEndsAfterItStruck(t *testing.T) {
-	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1})
+	c := nemesistest.StartWith(t, nemesistest.Options{Topology: cluster.Independent, Masters: 1})
 	const hold = 500 * time.Millisecond
 	n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{
 		{Fault: "pause-node", Target: "node:redis-1", For: hold},

@@ -12,12 +12,12 @@ import (
 	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
-	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
+	"github.com/deadbolt-lab/deadbolt/nemesis/nemesistest"
 )
 
 func TestKillMinorityOutwaitsTheTTLAndHeals(t *testing.T) {
-	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 5})
+	c := nemesistest.StartWith(t, nemesistest.Options{Topology: cluster.Independent, Masters: 5})
 	rec := history.NewRecorder(nil)
 	margin := 200 * time.Millisecond
 	n, err := nemesis.New("kill-minority", nemesis.Params{After: time.Millisecond, For: margin})

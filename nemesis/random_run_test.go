@@ -10,14 +10,14 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
-	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
+	"github.com/deadbolt-lab/deadbolt/nemesis/nemesistest"
 )
 
 // Until the run ends the schedule injects one fault after another, and
 // each is healed before the next and before Run returns.
 func TestRandomInjectsOneFaultAtATimeUntilTheRunEnds(t *testing.T) {
-	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 3})
+	c := nemesistest.StartWith(t, nemesistest.Options{Topology: cluster.Independent, Masters: 3})
 	rec := history.NewRecorder(nil)
 	n, err := nemesis.New("random", nemesis.Params{Faults: []string{"pause-node", "kill"}, Every: 100 * time.Millisecond, For: 300 * time.Millisecond})
 	require.NoError(t, err)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
-	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
+	"github.com/deadbolt-lab/deadbolt/nemesis/nemesistest"
 )
 
 // A fault and a schedule defined outside the package, as a Go user adds
@@ -127,7 +127,7 @@ func TestAFaultRegisteredOutsideIsListedValidatedAndDrawn(t *testing.T) {
 // pause-writes; the heal sets the clock back, so a second jump of the
 // same size moves it again.
 func TestAFaultRegisteredOutsideStrikesAndHeals(t *testing.T) {
-	c := fakecluster.StartWith(t, fakecluster.Options{Replicas: 1, ClockFaults: true})
+	c := nemesistest.StartWith(t, nemesistest.Options{Replicas: 1, ClockFaults: true})
 	rec := history.NewRecorder(nil)
 	n, err := nemesis.New("plan", nemesis.Params{Steps: []nemesis.Step{{Fault: "replica-clock", Target: "replica", By: time.Minute, For: 100 * time.Millisecond}}})
 	require.NoError(t, err)

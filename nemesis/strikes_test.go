@@ -9,8 +9,8 @@ import (
 	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
-	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
+	"github.com/deadbolt-lab/deadbolt/nemesis/nemesistest"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
@@ -39,7 +39,7 @@ func invoked(t *testing.T, ops []history.Op, lease string, f history.F) history.
 // window of its own healed after twice the TTL; the lock never lets a late
 // release take effect, so the series runs to its bound.
 func TestPauseInReleaseStrikesFreshReleasesUpToItsBound(t *testing.T) {
-	spec := fakecluster.Options{Topology: cluster.Independent, Masters: 1}
+	spec := nemesistest.Options{Topology: cluster.Independent, Masters: 1}
 	ops, ws := faultRun(t, spec, "mutex", "simple", "pause-in-release", nemesis.Params{Key: "k", Strikes: 3}, 20*time.Second,
 		func(r *workloads.Runner, victim int) {
 			require.Equal(t, "T", r.Process(victim).State(), "a pause is a real SIGSTOP")
@@ -69,7 +69,7 @@ func TestPauseInReleaseStrikesFreshReleasesUpToItsBound(t *testing.T) {
 // delay after it wrote an acquire of k that it sent while nobody else held
 // k or asked for it (the others wait at the gate meanwhile).
 func TestCrashInAcquireKillsClientZeroOnAFreeKey(t *testing.T) {
-	spec := fakecluster.Options{Topology: cluster.Independent, Masters: 1}
+	spec := nemesistest.Options{Topology: cluster.Independent, Masters: 1}
 	step := nemesis.Step{Fault: "crash-in-acquire", Target: "client:0", Key: "k", Strikes: 2}
 	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", nemesis.Params{Steps: []nemesis.Step{step}}, 20*time.Second, nil)
 	require.Len(t, ws, 2)

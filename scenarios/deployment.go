@@ -8,7 +8,7 @@ import (
 
 // deployment is what a run's phases drive: the nodes the nemesis strikes
 // and the endpoints the clients reach. startCluster sets the containers;
-// a test sets an in-memory cluster (internal/fakecluster) to run the
+// a test sets an in-memory cluster (nemesis/nemesistest) to run the
 // phases without Docker.
 type deployment interface {
 	nemesis.Cluster

@@ -10,8 +10,8 @@ import (
 	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/client/clienttest"
 	"github.com/deadbolt-lab/deadbolt/history"
-	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
+	"github.com/deadbolt-lab/deadbolt/nemesis/nemesistest"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
@@ -31,7 +31,7 @@ func runOnFake(t *testing.T, step nemesis.Step) checker.Report {
 	r, err := s.newRun(RunOptions{Seed: 1, Store: t.TempDir(), Driver: clienttest.Command(), Log: t.Logf})
 	require.NoError(t, err)
 
-	c := fakecluster.StartWith(t, fakecluster.Options{Replicas: 2, DownAfter: 300 * time.Millisecond})
+	c := nemesistest.StartWith(t, nemesistest.Options{Replicas: 2, DownAfter: 300 * time.Millisecond})
 	r.on, r.dir, r.rec = c, t.TempDir(), history.NewRecorder(nil)
 	r.runner, err = workloads.NewRunner(r.kind.Name, r.workloadConfig())
 	require.NoError(t, err)

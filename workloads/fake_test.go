@@ -10,7 +10,7 @@ import (
 	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/client/clienttest"
 	"github.com/deadbolt-lab/deadbolt/history"
-	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
+	"github.com/deadbolt-lab/deadbolt/nemesis/nemesistest"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
@@ -18,7 +18,7 @@ import (
 // miniredis, no Docker: mutual exclusion holds and the checker passes the
 // run.
 func TestClientsAcquireOnTheFakeCluster(t *testing.T) {
-	c := fakecluster.Start(t, 0)
+	c := nemesistest.Start(t, 0)
 	rec := history.NewRecorder(nil)
 	cfg := workloads.Config{
 		Shape: workloads.Shape{Clients: 3, Keys: []string{"a"}, TTL: workloads.Duration(2 * time.Second), HoldMin: workloads.Duration(time.Millisecond), HoldMax: workloads.Duration(5 * time.Millisecond), Pause: workloads.Duration(time.Millisecond)},

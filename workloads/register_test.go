@@ -11,7 +11,7 @@ import (
 	"github.com/deadbolt-lab/deadbolt/client/clienttest"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
-	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
+	"github.com/deadbolt-lab/deadbolt/nemesis/nemesistest"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
@@ -81,7 +81,7 @@ func TestAWorkloadRegisteredOutsideIsFoundWithItsCheckers(t *testing.T) {
 // processes lock the first key over a real Redis, and the checkers it
 // declared judge the history valid under a correct lock.
 func TestAWorkloadRegisteredOutsideRuns(t *testing.T) {
-	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1})
+	c := nemesistest.StartWith(t, nemesistest.Options{Topology: cluster.Independent, Masters: 1})
 	rec := history.NewRecorder(nil)
 	cfg := workloads.Config{
 		Shape: workloads.Shape{Clients: 3, Keys: []string{"a", "b"}, TTL: workloads.Duration(2 * time.Second), HoldMin: workloads.Duration(5 * time.Millisecond), HoldMax: workloads.Duration(20 * time.Millisecond), Pause: workloads.Duration(5 * time.Millisecond)},

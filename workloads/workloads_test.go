@@ -17,14 +17,14 @@ import (
 	"github.com/deadbolt-lab/deadbolt/client/clienttest"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
-	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
+	"github.com/deadbolt-lab/deadbolt/nemesis/nemesistest"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
 
 func TestMain(m *testing.M) { clienttest.Main(m) }
 
 // config is a workload on the fake cluster c.
-func config(c *fakecluster.Cluster, lock string, rec *history.Recorder) workloads.Config {
+func config(c *nemesistest.Cluster, lock string, rec *history.Recorder) workloads.Config {
 	return workloads.Config{
 		Shape: workloads.Shape{Clients: 4, Keys: []string{"a", "b"}, TTL: workloads.Duration(2 * time.Second), HoldMin: workloads.Duration(5 * time.Millisecond), HoldMax: workloads.Duration(30 * time.Millisecond), Pause: workloads.Duration(5 * time.Millisecond)},
 		Seed:  1, Lock: lock, Endpoints: c.Endpoints(), Driver: clienttest.Command(), Rec: rec,
@@ -113,7 +113,7 @@ func finalRead(t *testing.T, ops []history.Op, key string) int64 {
 // ends at the number of acknowledged writes, and no write replaced anything
 // but the value it read.
 func TestIncrementsAllLandUnderACorrectLock(t *testing.T) {
-	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1, Resource: true})
+	c := nemesistest.StartWith(t, nemesistest.Options{Topology: cluster.Independent, Masters: 1, Resource: true})
 	for _, tc := range []struct{ workload, lock string }{{"counter", "simple"}, {"fenced", "fenced"}} {
 		t.Run(tc.workload, func(t *testing.T) {
 			wrote := func(ops []history.Op) bool {
@@ -141,7 +141,7 @@ func TestIncrementsAllLandUnderACorrectLock(t *testing.T) {
 }
 
 func TestOrdersSellOncePerUserUnderACorrectLock(t *testing.T) {
-	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1, Resource: true})
+	c := nemesistest.StartWith(t, nemesistest.Options{Topology: cluster.Independent, Masters: 1, Resource: true})
 	contended := func(ops []history.Op) bool {
 		return count(ops, history.Order, history.OK, nil) >= 5 && count(ops, history.Acquire, history.Fail, func(op history.Op) bool { return op.Refused }) > 0
 	}
@@ -163,7 +163,7 @@ func TestOrdersSellOncePerUserUnderACorrectLock(t *testing.T) {
 
 // Each client is one OS process of its own while the run goes.
 func TestOneProcessPerClient(t *testing.T) {
-	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1})
+	c := nemesistest.StartWith(t, nemesistest.Options{Topology: cluster.Independent, Masters: 1})
 	cfg := config(c, "reentrant", nil)
 	run(t, "mutex", cfg, grants(1, nil), func(r *workloads.Runner) {
 		require.Eventually(t, func() bool {
@@ -189,7 +189,7 @@ func TestOneProcessPerClient(t *testing.T) {
 // A client that stops answering without the harness having paused it is
 // hung: its operation ends info and a new process with a new id goes on.
 func TestHungClientIsReplaced(t *testing.T) {
-	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1})
+	c := nemesistest.StartWith(t, nemesistest.Options{Topology: cluster.Independent, Masters: 1})
 	cfg := config(c, "simple", nil)
 	cfg.Clients, cfg.ReplyTimeout = 1, 300*time.Millisecond
 	var hung int
@@ -253,7 +253,7 @@ func TestEveryWorkloadNamesItsCheckers(t *testing.T) {
 // client 0's link to the master cut, client 0 never gets the lock while the
 // others keep taking it.
 func TestEachClientDialsThroughItsOwnLinks(t *testing.T) {
-	c := fakecluster.StartWith(t, fakecluster.Options{Topology: cluster.Independent, Masters: 1, LinkFaults: true})
+	c := nemesistest.StartWith(t, nemesistest.Options{Topology: cluster.Independent, Masters: 1, LinkFaults: true})
 	l, err := c.Link(0, "redis-1")
 	require.NoError(t, err)
 	require.NoError(t, l.Cut())

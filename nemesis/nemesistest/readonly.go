@@ -1,4 +1,4 @@
-package fakecluster
+package nemesistest
 
 import (
 	"github.com/alicebob/miniredis/v2/server"

@@ -1,4 +1,4 @@
-package fakecluster_test
+package nemesistest_test
 
 import (
 	"context"
@@ -8,13 +8,13 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
+	"github.com/deadbolt-lab/deadbolt/nemesis/nemesistest"
 )
 
 // startWithClient starts a fake cluster and connects to its master.
-func startWithClient(t *testing.T, replicas int) (*fakecluster.Cluster, nemesis.Node, *redis.Client) {
-	c := fakecluster.Start(t, replicas)
+func startWithClient(t *testing.T, replicas int) (*nemesistest.Cluster, nemesis.Node, *redis.Client) {
+	c := nemesistest.Start(t, replicas)
 	m, err := c.Master(context.Background())
 	require.NoError(t, err)
 	rdb := m.Client()
@@ -29,7 +29,7 @@ var releaseScript = redis.NewScript(`if redis.call("GET", KEYS[1]) == ARGV[1] th
 // granted again by the promoted replica: two holders at once.
 func TestFailoverBeforeReplicationLosesTheLock(t *testing.T) {
 	ctx := context.Background()
-	c := fakecluster.Start(t, 2)
+	c := nemesistest.Start(t, 2)
 	m, err := c.Master(ctx)
 	require.NoError(t, err)
 	first := m.Client()
@@ -91,7 +91,7 @@ func TestLeaseExpires(t *testing.T) {
 // the reply then comes on the same connection.
 func TestPausedNodeAnswersAfterResume(t *testing.T) {
 	ctx := context.Background()
-	c := fakecluster.Start(t, 0)
+	c := nemesistest.Start(t, 0)
 	m, _ := c.Master(ctx)
 	rdb := m.PatientClient()
 	defer rdb.Close()
@@ -117,8 +117,8 @@ func TestPausedNodeAnswersAfterResume(t *testing.T) {
 
 // The fake's Spec is its own size, not Defaults'.
 func TestSpecIsTheFakesSize(t *testing.T) {
-	s := fakecluster.Start(t, 0).Spec()
+	s := nemesistest.Start(t, 0).Spec()
 	require.Equal(t, [3]int{1, 0, 1}, [3]int{s.Masters, s.Replicas, s.Sentinels})
-	s = fakecluster.StartWith(t, fakecluster.Options{Topology: "independent", Masters: 3}).Spec()
+	s = nemesistest.StartWith(t, nemesistest.Options{Topology: "independent", Masters: 3}).Spec()
 	require.Equal(t, [3]int{3, 0, 0}, [3]int{s.Masters, s.Replicas, s.Sentinels})
 }

@@ -1,4 +1,4 @@
-package fakecluster_test
+package nemesistest_test
 
 import (
 	"context"
@@ -7,14 +7,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
+	"github.com/deadbolt-lab/deadbolt/nemesis/nemesistest"
 )
 
 // Replicas refuse writes; a master cut off and replaced still takes them
 // (it was not told), and refuses them once it rejoined as a replica.
 func TestReplicasRefuseWritesAndAReplacedMasterOnlyOnceItKnows(t *testing.T) {
 	ctx := context.Background()
-	c := fakecluster.Start(t, 1)
+	c := nemesistest.Start(t, 1)
 	m, _ := c.Master(ctx)
 	rs, _ := c.Replicas(ctx)
 	rc := rs[0].Client()
@@ -37,7 +37,7 @@ func TestReplicasRefuseWritesAndAReplacedMasterOnlyOnceItKnows(t *testing.T) {
 // A graceful failover tells the old master, which refuses writes at once.
 func TestAGracefulFailoverDemotesTheOldMasterAtOnce(t *testing.T) {
 	ctx := context.Background()
-	c := fakecluster.Start(t, 1)
+	c := nemesistest.Start(t, 1)
 	m, _ := c.Master(ctx)
 	mc := m.Client()
 	defer mc.Close()

@@ -1,4 +1,4 @@
-package fakecluster_test
+package nemesistest_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
-	"github.com/deadbolt-lab/deadbolt/internal/fakecluster"
+	"github.com/deadbolt-lab/deadbolt/nemesis/nemesistest"
 )
 
 // A go-redis FailoverClient finds the master through the fake Sentinel and
@@ -18,7 +18,7 @@ import (
 // to the promoted replica.
 func TestFailoverClientFollowsAFakeFailover(t *testing.T) {
 	ctx := context.Background()
-	c := fakecluster.Start(t, 2)
+	c := nemesistest.Start(t, 2)
 	e := c.Endpoints()
 	require.Equal(t, cluster.Sentinel, e.Topology)
 	rdb := redis.NewFailoverClient(&redis.FailoverOptions{MasterName: e.MasterName, SentinelAddrs: e.Sentinels, Dialer: e.Dialer().Dial, MaxRetries: -1})
@@ -52,7 +52,7 @@ func TestFailoverClientFollowsAFakeFailover(t *testing.T) {
 // and follows a failover.
 func TestFakeSentinelAnswersTheGroupsRoles(t *testing.T) {
 	ctx := context.Background()
-	c := fakecluster.Start(t, 2)
+	c := nemesistest.Start(t, 2)
 	e := c.Endpoints()
 	s := redis.NewSentinelClient(&redis.Options{Addr: e.Sentinels[0], Dialer: e.Dialer().Dial})
 	defer s.Close()

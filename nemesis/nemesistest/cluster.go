@@ -1,5 +1,6 @@
-// Package fakecluster is an in-memory Redis deployment for Docker-free
-// tests of the harness: one master and its replicas (the sentinel
+// Package nemesistest is an in-memory Redis deployment for Docker-free
+// tests of faults, schedules and workloads, deadbolt's own and those a
+// module outside deadbolt registers (it implements nemesis.Cluster): one master and its replicas (the sentinel
 // topology) or independent masters, each node a miniredis server on
 // 127.0.0.1 that real clients reach and real lock commands (SET NX PX, Lua
 // scripts) run on. Nodes can be killed, paused, isolated and failed over.
@@ -11,7 +12,7 @@
 // with Options.LinkFaults each client slot reaches each node through its
 // own toxiproxy proxy. A fault the fake cannot stage (CLIENT KILL, a
 // Redis Cluster's slots, breaking its Sentinel) fails with an error.
-package fakecluster
+package nemesistest
 
 import (
 	"context"
