@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -17,9 +19,15 @@ import (
 // verdict, and the reports and the coverage table account for both.
 func TestExploreRunsJudgesAndReports(t *testing.T) {
 	clustertest.RequireDocker(t)
+	bin := buildDeadbolt(t)
 	store := t.TempDir()
-	code, out, stderr := deadbolt(t, "explore", "--lock", "get-then-del-no-points", "--runs", "2", "--seed", "5", "--shrink", "0", "--store", store)
-	require.Contains(t, []int{exitOK, exitContradicts}, code, "%s\n%s", out, stderr)
+	out, err := exec.Command(bin, "explore", "--lock", "get-then-del-no-points", "--runs", "2", "--seed", "5", "--shrink", "0", "--store", store).CombinedOutput()
+	code := 0
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	}
+	require.Contains(t, []int{exitOK, exitContradicts}, code, "%s", out)
 	dirs, err := filepath.Glob(filepath.Join(store, "explore", "get-then-del-no-points-5-*"))
 	require.NoError(t, err)
 	require.Len(t, dirs, 1)
@@ -54,11 +62,16 @@ func TestExploreRunsJudgesAndReports(t *testing.T) {
 // out of order: the first affected and the first fixed are named.
 func TestBisectNamesTheFirstAffectedAndTheFirstFixedVersion(t *testing.T) {
 	clustertest.RequireDocker(t)
+	bin := buildDeadbolt(t)
 	store := t.TempDir()
 	file := filepath.Join(repoRoot(t), "scenarios", "findings", "redsync-extend-lost-lock.json")
-	code, out, stderr := deadbolt(t, "bisect", file, "--lock", "redsync", "--versions", "v4.0.4,v4.0.3", "--seeds", "1", "--seed", "1", "--store", store)
-	require.Equal(t, exitContradicts, code, "%s\n%s", out, stderr)
-	require.Contains(t, out, "first affected v4.0.3, first fixed v4.0.4")
+	cmd := exec.Command(bin, "bisect", file, "--lock", "redsync", "--versions", "v4.0.4,v4.0.3", "--seeds", "1", "--seed", "1", "--store", store)
+	cmd.Dir = repoRoot(t) // the library's adapter is found from the checkout
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "%s", out)
+	require.Equal(t, exitContradicts, exit.ExitCode(), "%s", out)
+	require.Contains(t, string(out), "first affected v4.0.3, first fixed v4.0.4")
 	dirs, err := filepath.Glob(filepath.Join(store, "bisect", "redsync-*"))
 	require.NoError(t, err)
 	require.Len(t, dirs, 1)
