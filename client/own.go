@@ -29,10 +29,20 @@ const OwnName = "deadbolt-client"
 // when it is not beside deadbolt (deadbolt run with go run, say).
 const OwnEnv = "DEADBOLT_CLIENT"
 
-// Own is the command that runs deadbolt's own client: the file OwnEnv
-// names, else deadbolt-client beside the running executable (or beside the
-// file it links to).
+// own, when set (SetOwn), is the command Own returns.
+var own *Command
+
+// SetOwn makes cmd the client Own returns: a binary that embeds deadbolt
+// with locks of its own runs itself as its clients (cli.ClientsAreThisBinary).
+func SetOwn(cmd Command) { own = &cmd }
+
+// Own is the command that runs deadbolt's own client: the one SetOwn set,
+// the file OwnEnv names, else deadbolt-client beside the running executable
+// (or beside the file it links to).
 func Own() (Command, error) {
+	if own != nil {
+		return *own, nil
+	}
 	if path := os.Getenv(OwnEnv); path != "" {
 		if err := executable(path); err != nil {
 			return Command{}, fmt.Errorf("%s=%s: %w", OwnEnv, path, err)
