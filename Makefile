@@ -61,8 +61,12 @@ redispy-deps:
 	  echo "installing python3-redis with apt-get"; \
 	  $$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends python3-redis >/dev/null; }
 
+# examples/extend is a module of its own (a lock, a fault, a workload and a
+# checker from outside deadbolt, and the whole CLI with them): it is
+# vetted and tested too, its container test included.
 test: image vet test-deps redispy-deps
 	go test -count=1 -timeout 20m ./...
+	cd examples/extend && GOWORK=off go vet ./... && GOWORK=off go test -count=1 -timeout 10m ./...
 
 # store/junit.xml is the suite's results for CI systems; store/index.html
 # lists every run, store/latest/report.html is the last one's page. Four
