@@ -78,8 +78,11 @@ func (b BadUse) String() string {
 
 func (uses) Check(in *Input) Result {
 	r := newResult("uses")
-	found := badUses(in)
+	found, caught := judgeUses(in)
 	r.Details = found
+	if caught > 0 {
+		r.Metrics["late_uses_rejected"] = int64(caught)
+	}
 	counts := map[string]int64{}
 	for _, b := range found {
 		r.Anomalies = append(r.Anomalies, Anomaly{Kind: b.Kind, At: b.Said, Key: b.Key, Leases: []string{b.Lease}, Text: b.String()})
@@ -90,6 +93,9 @@ func (uses) Check(in *Input) Result {
 	}
 	if len(found) == 0 {
 		r.Reason = "no holder used a yes the lock could not give, nor wrote after the lock found its lease gone."
+		if caught > 0 {
+			r.Reason = fmt.Sprintf("no use of a yes the lock could not give took effect: caught by the fence, the resource rejected %s made on one.", Plural(caught, "use"))
+		}
 		if n, first := unreadInspects(in); n > 0 {
 			// A refused acquire that took its key is found only by reading
 			// the key back; a read that did not answer may hide one.
@@ -154,8 +160,15 @@ const (
 )
 
 func badUses(in *Input) []BadUse {
+	found, _ := judgeUses(in)
+	return found
+}
+
+// judgeUses finds the bad uses, and counts the uses a fencing-aware
+// resource turned away (a read or write that failed: certainly no
+// effect), which did no harm: the fence caught them.
+func judgeUses(in *Input) (found []BadUse, caught int) {
 	byLease := map[string][]useEvent{}
-	var found []BadUse
 	for _, p := range in.Pairs {
 		inv, c := p.Invoke, p.Complete
 		if inv.F == history.Inspect && c != nil && c.Type == history.OK && c.Owner != "" {
@@ -202,6 +215,14 @@ func badUses(in *Input) []BadUse {
 				}
 			case useResource:
 				use := e.op.Invoke
+				if e.op.Outcome() == history.Fail && (late != nil || refused != nil) {
+					// The resource turned the use away (a fenced register's
+					// stale token): it did nothing, so the lock's late yes
+					// or its silence cost nothing. The fence caught it.
+					caught++
+					late, refused = nil, nil
+					continue
+				}
 				if late != nil {
 					y := late.op
 					found = append(found, BadUse{Kind: KindLateYesUsed, Key: y.Invoke.Key, Lease: y.Invoke.Lease, Process: y.Invoke.Process,
@@ -217,7 +238,7 @@ func badUses(in *Input) []BadUse {
 		}
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].Said < found[j].Said })
-	return found
+	return found, caught
 }
 
 // tookOf is how long a call took: between the client's own stamps when

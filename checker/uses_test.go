@@ -137,3 +137,42 @@ func TestUsesTheLockCouldAnswerPass(t *testing.T) {
 		})
 	}
 }
+
+// The fenced lock stopped inside its acquire past its lease (450 ms
+// against 300 ms): its late grant is used, but the fencing-aware resource
+// rejects the stale read, which then has no effect. That is the fence
+// doing its job, valid and said so; the same late grant whose use the
+// resource took (no fence checked, or a token it could not tell stale)
+// stays a violation.
+func TestALateYesWhoseUseTheFenceRejectedIsCaught(t *testing.T) {
+	late := func(readOutcome history.Type) *builder {
+		b := newHistory().
+			acquireFenced(1, "k", "a", 3, ms(0), ms(460), ms(300), ms(290))
+		return b.call(history.Op{Time: ms(470), Process: 1, F: history.Read, Key: "k", Lease: "a", Fence: 3}, readOutcome, ms(471), func(c *history.Op) {
+			if readOutcome == history.OK {
+				c.Value = history.Int(7)
+			}
+		})
+	}
+	r, found := badUsesOf(t, late(history.Fail))
+	assert.Equal(t, Valid, r.Verdict, r.Reason)
+	assert.Empty(t, found)
+	assert.Equal(t, int64(1), r.Metrics["late_uses_rejected"])
+	assert.Contains(t, r.Reason, "caught by the fence")
+
+	r, found = badUsesOf(t, late(history.OK))
+	assert.Equal(t, Invalid, r.Verdict, r.Reason)
+	require.Len(t, found, 1)
+	assert.Equal(t, KindLateYesUsed, found[0].Kind)
+
+	// A refused renewal the holder was never told of, then a write the
+	// fence rejected: caught too.
+	b := newHistory().
+		acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(990)).
+		read(1, "k", "a", 3, ms(20), ms(21)).
+		refusedRenewal("", 5, "k", "a", ms(400), ms(410), ms(1000)).
+		write(history.Fail, 1, "k", "a", 4, 3, ms(600), ms(610))
+	r, found = badUsesOf(t, b)
+	assert.Equal(t, Valid, r.Verdict, r.Reason)
+	assert.Empty(t, found)
+}
