@@ -165,6 +165,9 @@ func runGrid(ctx context.Context, g grid, f runFlags, sr seededRuns, shard shard
 	}
 	md, html, data := m.Files()
 	fmt.Fprintf(stdout, "\nthe %s: %s (and %s, %s beside it), %s\n", g.kind, filepath.Join(f.store, html), md, data, m.Took.Round(time.Second))
+	for _, line := range undecidedCells(m) {
+		fmt.Fprintln(stdout, line)
+	}
 	if code != exitOK {
 		return exitError{code}
 	}
@@ -235,6 +238,36 @@ func fillMatrix(m *reports.Matrix, cells []scenarios.MatrixCell, runs []scenario
 	}
 	m.CountMissing()
 	return suite, code
+}
+
+// undecidedCells names each cell with a run that reached no answer (no
+// verdict, or broken though its staging missed) and why, the first run's
+// reason cut short: what makes the exit 2.
+func undecidedCells(m reports.Matrix) []string {
+	var out []string
+	for _, c := range m.Cells {
+		if c.NotApplicable != "" {
+			continue
+		}
+		for _, r := range c.Runs {
+			if r.Undecided() {
+				why := r.Staging
+				if why == "" {
+					why = r.Reason
+				}
+				if len(why) > 240 {
+					why = why[:240] + "..."
+				}
+				out = append(out, fmt.Sprintf("undecided: %s x %s, seed %d: %s", c.Lock, c.Failure, r.Seed, why))
+				break
+			}
+		}
+		for _, e := range c.Errors {
+			out = append(out, fmt.Sprintf("undecided: %s x %s, seed %d: no verdict: %s", c.Lock, c.Failure, e.Seed, e.Reason))
+			break
+		}
+	}
+	return out
 }
 
 // printMatrix writes the matrix as a table: one row a lock, one column a
