@@ -40,6 +40,7 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Func("parallel", fmt.Sprintf("how many runs at once (1-%d, default 4)", explore.MaxParallel), bounded(&o.Parallel, 1, explore.MaxParallel))
 	fs.Func("shrink", "how many findings to shrink, the first of each kind (0-20, default 3)", bounded(&o.Shrink, 0, 20))
 	fs.Func("shrink-runs", "the most runs shrinking one finding takes, its confirmation on 3 seeds included (3-500, default 40)", bounded(&o.ShrinkRuns, 3, 500))
+	verbose := fs.Bool("verbose", false, "print every run's own progress lines too, not only the exploration's line a run")
 	names, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -55,6 +56,11 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	o.Lock, o.Against, o.Seed, o.Run = *lock, *against, ro.Seed, ro
+	// A line a run and a candidate, not every run's own lines (--verbose).
+	o.Log = ro.Log
+	if !*verbose {
+		o.Run.Log = nil
+	}
 	if !f.seedSet {
 		fmt.Fprintf(stderr, "explore: seed %d (give --seed %d to draw the same scenarios again)\n", o.Seed, o.Seed)
 	}

@@ -44,6 +44,9 @@ type Options struct {
 	// Seeds is how many seeds a shrunk scenario must break the lock on
 	// (and leave Against unbroken on): 3 unless set.
 	Seeds int
+	// Log hears the exploration's progress, a line a run and a line a
+	// candidate; nil: Run.Log, which also hears every run's own lines.
+	Log func(format string, args ...any)
 }
 
 func (o Options) seeds() int {
@@ -54,7 +57,10 @@ func (o Options) seeds() int {
 }
 
 func (o Options) logf(format string, args ...any) {
-	if o.Run.Log != nil {
+	switch {
+	case o.Log != nil:
+		o.Log(format, args...)
+	case o.Run.Log != nil:
 		o.Run.Log(format, args...)
 	}
 }
