@@ -61,10 +61,14 @@ func judge(rep *Report) {
 				rep.Verdicts[r.Lock] = map[string]int{}
 			}
 			rep.Verdicts[r.Lock][r.Verdict]++
-			total++
-			if r.Verdict != "valid" && r.Verdict != "invalid" {
+			switch {
+			case r.NotApplicable != "":
+				rep.NotApplicable++
+				continue
+			case r.Verdict != "valid" && r.Verdict != "invalid":
 				rep.Unknown++
 			}
+			total++
 		}
 	}
 	rep.Undecided = total == 0 || 2*rep.Unknown > total

@@ -120,11 +120,13 @@ type Report struct {
 	// apart, and how the anomalies of those that broke both compare.
 	Differences []Difference `json:"differences,omitempty"`
 	// Unknown is how many runs reached no verdict; too many of them and the
-	// exploration cannot say (Undecided).
-	Unknown   int     `json:"unknown"`
-	Undecided bool    `json:"undecided,omitempty"`
-	Started   string  `json:"started"`
-	DurationS float64 `json:"duration_s"`
+	// exploration cannot say (Undecided). NotApplicable runs showed that
+	// what they aimed at cannot arise for the lock, and are not counted.
+	Unknown       int     `json:"unknown"`
+	NotApplicable int     `json:"not_applicable,omitempty"`
+	Undecided     bool    `json:"undecided,omitempty"`
+	Started       string  `json:"started"`
+	DurationS     float64 `json:"duration_s"`
 	// ExploreS is how long the generated runs took, before any shrink.
 	ExploreS float64 `json:"explore_s"`
 	Dir      string  `json:"dir"`
@@ -154,8 +156,11 @@ type Run struct {
 	// troubles left out).
 	Anomalies map[string]int `json:"anomalies,omitempty"`
 	// Strikes counts the faults that struck.
-	Strikes int    `json:"strikes"`
-	Error   string `json:"error,omitempty"`
+	Strikes int `json:"strikes"`
+	// NotApplicable says, from the run's evidence, why what it aimed at
+	// cannot arise for the lock (a call that is one step).
+	NotApplicable string `json:"not_applicable,omitempty"`
+	Error         string `json:"error,omitempty"`
 	// results are the run's, for the comparison; not written.
 	results *reports.Results
 }
@@ -424,7 +429,7 @@ func (x *explorer) runOne(ctx context.Context, s scenarios.Scenario, lock string
 		return r
 	}
 	r.results = res
-	r.Verdict, r.Reason = res.Verdict, res.Reason
+	r.Verdict, r.Reason, r.NotApplicable = res.Verdict, res.Reason, res.NotApplicable
 	if rel, err := filepath.Rel(x.o.Dir, res.Dir); err == nil {
 		r.Dir = rel
 	} else {

@@ -91,8 +91,11 @@ func stallHolder(b *build, call string) error {
 		// next grant may come after the fault phase.
 		s.After = 0
 	}
-	if b.d.chance(1.0/3) && b.s.Clients > 1 {
+	if d, _ := nemesis.FaultOf(f); b.d.chance(1.0/3) && b.s.Clients > 1 && !d.Effects.Instant {
+		// The pause ends at the next grant of k0: every client asks for
+		// k0 alone, so that one does.
 		s.Until = nemesis.UntilHandoff
+		b.s.Keys = []string{"k0"}
 	}
 	b.s.Fault.Steps = []nemesis.Step{s}
 	b.aim.Fault = f
@@ -184,11 +187,16 @@ func slowReplies(b *build, call string) error {
 		length = scaled(b.ttl, one(b.d, 3.0, 5.0))
 	}
 	s := nemesis.Step{Fault: f, Target: "link:0:" + b.linkNodes(), WaitKey: "k0", WaitSlot: 0, By: by, For: length}
-	if call == CallAcquire {
-		s.Aim = one(b.d, nemesis.AimGrant, nemesis.AimAsked)
-	}
 	if b.d.chance(2.0 / 3) {
 		b.s.LockOptions.TimeoutMS = max(2*by, by+b.ttl/2).Milliseconds()
+	}
+	if call == CallAcquire {
+		// A grant under the fault can come only when the call may wait
+		// out the delay; otherwise the acquire is aimed at in any outcome.
+		s.Aim = nemesis.AimAsked
+		if b.timeout() > by && b.d.chance(0.5) {
+			s.Aim = nemesis.AimGrant
+		}
 	}
 	b.s.Fault.Steps = []nemesis.Step{s}
 	b.aim.Fault = f
@@ -300,7 +308,10 @@ func nodeAtGrant(b *build, _ string) error {
 	s.WaitKey, s.WaitSlot = "k0", 0
 	d, _ := nemesis.FaultOf(f)
 	if b.d.chance(1.0/3) && s.Until != nemesis.UntilFailover && !d.Effects.Instant {
-		s.Aim = nemesis.AimGrant
+		// The acquire made under the fault, in any outcome: a node that
+		// stops or is killed grants nothing, and a lock that must refuse
+		// is tested by its refusal.
+		s.Aim = nemesis.AimAsked
 	}
 	if s.Until != nemesis.UntilFailover && !d.Effects.Instant && b.d.chance(0.25) {
 		s.For, s.TTLs = 0, 1 // held past every lease the nodes granted
@@ -309,7 +320,7 @@ func nodeAtGrant(b *build, _ string) error {
 	b.aim.Fault = f
 	when := "once client 0 holds k0"
 	if s.Aim != nemesis.AimNone {
-		when = "then client 0's grant of k0 under it"
+		when = "then client 0's acquire of k0 under it"
 	}
 	b.words = fmt.Sprintf("%s on %s for %s %s", f, s.Target, stepLength(s, b.ttl), when)
 	return nil

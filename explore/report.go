@@ -74,6 +74,9 @@ func Summary(rep *Report) string {
 	}
 	s := fmt.Sprintf("%s%s: %s (%s) in %s, %s, %s", rep.Lock, against, checker.Plural(len(rep.Scenarios), "scenario"), checker.Plural(runs, "run"),
 		time.Duration(rep.ExploreS*float64(time.Second)).Round(time.Second), checker.Plural(len(rep.Findings), "finding"), checker.PluralAs(rep.Unknown, "run without a verdict", "runs without a verdict"))
+	if rep.NotApplicable > 0 {
+		s += fmt.Sprintf(", %s showed what they aimed at cannot arise for the lock", checker.Plural(rep.NotApplicable, "run"))
+	}
 	if rep.Undecided {
 		s += ": too many runs reached no verdict to say"
 	}
