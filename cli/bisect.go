@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -28,18 +27,8 @@ func cmdBisect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	lib := fs.String("lock", "", "the library, by name (see: deadbolt locks; its versions come from --versions)")
 	versions := fs.String("versions", "", "the versions: V1,V2,... or LO..HI (every version between, both included, that the module proxy lists or deadbolt knows to build)")
 	seeds, parallel := 3, 4
-	bounded := func(dst *int, hi int) func(string) error {
-		return func(v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > hi {
-				return fmt.Errorf("must be from 1 to %d, got %q", hi, v)
-			}
-			*dst = n
-			return nil
-		}
-	}
-	fs.Func("seeds", fmt.Sprintf("runs per version, seeds --seed, --seed+1, ... (1-%d, default 3)", maxSeeds), bounded(&seeds, maxSeeds))
-	fs.Func("parallel", fmt.Sprintf("how many runs at once (1-%d, default 4)", maxParallel), bounded(&parallel, maxParallel))
+	fs.Func("seeds", fmt.Sprintf("runs per version, seeds --seed, --seed+1, ... (1-%d, default 3)", maxSeeds), bounded(&seeds, 1, maxSeeds))
+	fs.Func("parallel", fmt.Sprintf("how many runs at once (1-%d, default 4)", maxParallel), bounded(&parallel, 1, maxParallel))
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err

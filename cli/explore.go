@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/checker"
@@ -26,16 +25,6 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	lock := fs.String("lock", "", "the lock to explore (see: deadbolt locks; NAME@VERSION builds a library at a version)")
 	against := fs.String("against", "", "a second lock every generated scenario runs on too; what breaks one and not the other is kept")
 	o := explore.Options{Runs: 40, Parallel: 4, Shrink: 3, ShrinkRuns: 40}
-	bounded := func(dst *int, lo, hi int) func(string) error {
-		return func(v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < lo || n > hi {
-				return fmt.Errorf("must be from %d to %d, got %q", lo, hi, v)
-			}
-			*dst = n
-			return nil
-		}
-	}
 	fs.Func("runs", fmt.Sprintf("how many scenarios to generate and run, each on both locks with --against (1-%d, default 40): the budget is runs, never time", explore.MaxRuns), bounded(&o.Runs, 1, explore.MaxRuns))
 	fs.Func("parallel", fmt.Sprintf("how many runs at once (1-%d, default 4)", explore.MaxParallel), bounded(&o.Parallel, 1, explore.MaxParallel))
 	fs.Func("shrink", "how many findings to shrink, the first of each kind (0-20, default 3)", bounded(&o.Shrink, 0, 20))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -26,6 +27,18 @@ func nameList(what string, dst *[]string) func(string) error {
 			names = append(names, name)
 		}
 		*dst = names
+		return nil
+	}
+}
+
+// bounded parses a whole number from lo to hi into *dst.
+func bounded(dst *int, lo, hi int) func(string) error {
+	return func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < lo || n > hi {
+			return fmt.Errorf("must be from %d to %d, got %q", lo, hi, v)
+		}
+		*dst = n
 		return nil
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strconv"
 
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
@@ -21,18 +20,8 @@ type seededRuns struct {
 
 func (s *seededRuns) register(fs *flag.FlagSet) {
 	s.seeds, s.parallel = 3, 3
-	bounded := func(dst *int, hi int) func(string) error {
-		return func(v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > hi {
-				return fmt.Errorf("must be from 1 to %d, got %q", hi, v)
-			}
-			*dst = n
-			return nil
-		}
-	}
-	fs.Func("seeds", fmt.Sprintf("runs per scenario, seeds --seed, --seed+1, ... (1-%d, default 3)", maxSeeds), bounded(&s.seeds, maxSeeds))
-	fs.Func("parallel", fmt.Sprintf("how many runs at once (1-%d, default 3)", maxParallel), bounded(&s.parallel, maxParallel))
+	fs.Func("seeds", fmt.Sprintf("runs per scenario, seeds --seed, --seed+1, ... (1-%d, default 3)", maxSeeds), bounded(&s.seeds, 1, maxSeeds))
+	fs.Func("parallel", fmt.Sprintf("how many runs at once (1-%d, default 3)", maxParallel), bounded(&s.parallel, 1, maxParallel))
 	fs.BoolVar(&s.fresh, "fresh", false, "start every run's cluster anew instead of reusing, reset, one an earlier run of the same topology used")
 }
 

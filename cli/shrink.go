@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/checker"
@@ -30,16 +29,6 @@ const ShrunkFile = "shrunk.json"
 func cmdShrink(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("shrink", flag.ContinueOnError)
 	budget, parallel := 30, 3
-	bounded := func(dst *int, lo, hi int) func(string) error {
-		return func(s string) error {
-			n, err := strconv.Atoi(s)
-			if err != nil || n < lo || n > hi {
-				return fmt.Errorf("must be from %d to %d, got %q", lo, hi, s)
-			}
-			*dst = n
-			return nil
-		}
-	}
 	fs.Func("budget", "the most trial runs, the confirmation on three seeds included (3-500, default 30)", bounded(&budget, 3, 500))
 	fs.Func("parallel", fmt.Sprintf("how many trial runs at once (1-%d, default 3)", maxParallel), bounded(&parallel, 1, maxParallel))
 	store := fs.String("store", "store", "directory for the trial runs")
