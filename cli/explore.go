@@ -44,6 +44,11 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := f.probe(&ro); err != nil {
 		return err
 	}
+	parallelSet := false
+	fs.Visit(func(fl *flag.Flag) { parallelSet = parallelSet || fl.Name == "parallel" })
+	if ro.Target != nil && !parallelSet {
+		o.Parallel = 1 // runs against one deployment share its nodes
+	}
 	o.Lock, o.Against, o.Seed, o.Run = *lock, *against, ro.Seed, ro
 	// A line a run and a candidate, not every run's own lines (--verbose).
 	o.Log = ro.Log

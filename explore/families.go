@@ -34,13 +34,17 @@ var families = []family{
 	{name: "inside-call", weight: 3, calls: insideCalls, plan: insideCall},
 	{name: "slow-replies", weight: 4, calls: func(b *build) []string { return append(b.leaseCalls(), CallAcquire) }, plan: slowReplies},
 	{name: "cut-holder", weight: 1, calls: (*build).leaseCalls, plan: cutHolder},
-	{name: "node-at-grant", weight: 2, calls: func(*build) []string { return []string{CallAcquire} }, plan: nodeAtGrant},
-	{name: "node-while-asking", weight: 3, calls: func(*build) []string { return []string{CallAcquire} }, plan: nodeWhileAsking},
+	{name: "node-at-grant", weight: 2, applies: onOwnNodes, calls: func(*build) []string { return []string{CallAcquire} }, plan: nodeAtGrant},
+	{name: "node-while-asking", weight: 3, applies: onOwnNodes, calls: func(*build) []string { return []string{CallAcquire} }, plan: nodeWhileAsking},
 	{name: "stop-at-point", weight: 2, applies: func(b *build) bool { return len(b.o.Points) > 0 },
 		calls: func(b *build) []string { return []string{CallAcquire, CallRelease} }, plan: stopAtPoint},
-	{name: "random", weight: 1, applies: func(b *build) bool { return b.lockNodes() >= 3 },
+	{name: "random", weight: 1, applies: func(b *build) bool { return onOwnNodes(b) && b.lockNodes() >= 3 },
 		calls: func(*build) []string { return []string{""} }, plan: randomFaults},
 }
+
+// onOwnNodes: the runs strike nodes deadbolt started, not a deployment of
+// the user's (--target), which takes faults on clients and links alone.
+func onOwnNodes(b *build) bool { return !b.o.Target }
 
 // lockNodes is how many lock-service Redis nodes the place has.
 func (b *build) lockNodes() int {

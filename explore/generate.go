@@ -79,7 +79,29 @@ func Generate(o Offer, seed uint64, index, try int) (Generated, error) {
 	}
 	b.timing()
 	b.s.Description = b.describe(seed, index)
+	if o.Target {
+		// Keys of the run's own: a deployment's keys of an earlier run may
+		// still be held, and a run refuses keys that exist.
+		renameKeys(&b.s, fmt.Sprintf("explore-%d-%03d-", seed, index))
+	}
 	return Generated{Index: index, Scenario: b.s, Seed: seedOf(seed, index), Aim: b.aim}, nil
+}
+
+// renameKeys puts prefix before every lock key s names: its keys, and the
+// keys its steps wait for or aim at.
+func renameKeys(s *scenarios.Scenario, prefix string) {
+	for i, k := range s.Keys {
+		s.Keys[i] = prefix + k
+	}
+	for i := range s.Fault.Steps {
+		st := &s.Fault.Steps[i]
+		if st.Key != "" {
+			st.Key = prefix + st.Key
+		}
+		if st.WaitKey != "" {
+			st.WaitKey = prefix + st.WaitKey
+		}
+	}
 }
 
 // build is one scenario being drawn.

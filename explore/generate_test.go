@@ -2,6 +2,7 @@ package explore
 
 import (
 	"encoding/json"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -11,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
+	"github.com/deadbolt-lab/deadbolt/nemesis"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
 
@@ -145,5 +148,39 @@ func TestTheGeneratorReadsNoScenarioFile(t *testing.T) {
 	}
 	if _, err := os.Stat("generate.go"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Against a deployment of the user's (--target), the generator draws only
+// faults on clients and their links, which such a deployment takes, and
+// every run locks keys of its own.
+func TestAgainstATargetOnlyClientAndLinkFaultsAndKeysOfItsOwn(t *testing.T) {
+	o, err := OfferOf(locks.Registry, "simple")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Target = true
+	target := endpoints.Unreachable(1)
+	target.Resource = "unreachable-9:6379"
+	target.Addresses[target.Resource] = "127.0.0.1:1"
+	for i := range 60 {
+		g, _, err := Draw(o, 4, i, scenarios.RunOptions{Target: &target})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range g.Scenario.Fault.Steps {
+			d, _ := nemesis.FaultOf(st.Fault)
+			if !d.Effects.OnClients {
+				t.Errorf("run %d strikes %s, a node fault, on a deployment", i, st.Fault)
+			}
+			if st.Key != "" && !strings.HasPrefix(st.Key, fmt.Sprintf("explore-4-%03d-", i)) {
+				t.Errorf("run %d aims at key %s, not one of its own", i, st.Key)
+			}
+		}
+		for _, k := range g.Scenario.Keys {
+			if !strings.HasPrefix(k, fmt.Sprintf("explore-4-%03d-", i)) {
+				t.Errorf("run %d locks key %s, not one of its own", i, k)
+			}
+		}
 	}
 }

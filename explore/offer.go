@@ -28,6 +28,10 @@ type Offer struct {
 	// Points are the named points inside the lock where a client can be
 	// stopped (pause-at, crash-at).
 	Points []string
+	// Target: the runs go against a deployment deadbolt did not start
+	// (--target), which takes faults on clients and their links only, and
+	// whose keys the runs must not share: each run locks keys of its own.
+	Target bool `json:"target,omitempty"`
 }
 
 // Place is a topology the lock runs on: independent masters (Masters of
