@@ -302,11 +302,11 @@ func (x *explorer) generate(rep *Report) ([]Generated, error) {
 				if try+1 >= maxDraws {
 					break
 				}
-				next, n, err := Draw(x.offer, x.o.Seed, i, x.runOptions(x.o.Lock, 0))
-				if err != nil || n <= try {
+				next, n, err := drawFrom(x.offer, x.o.Seed, i, try+1, x.runOptions(x.o.Lock, 0))
+				if err != nil {
 					break
 				}
-				g, refused = next, n
+				g, refused, try = next, n, n-1
 			}
 		}
 		// The scenario as it runs: the command line's overrides (a server,

@@ -307,8 +307,13 @@ const maxDraws = 20
 // it with o (Prepare, before anything starts), and how many draws it
 // refused on the way.
 func Draw(offer Offer, seed uint64, index int, o scenarios.RunOptions) (Generated, int, error) {
+	return drawFrom(offer, seed, index, 0, o)
+}
+
+// drawFrom is Draw from the try from on: the draws before it were taken.
+func drawFrom(offer Offer, seed uint64, index, from int, o scenarios.RunOptions) (Generated, int, error) {
 	var last error
-	for try := range maxDraws {
+	for try := from; try < maxDraws; try++ {
 		g, err := Generate(offer, seed, index, try)
 		if err == nil {
 			if _, err = g.Scenario.Prepare(o); err == nil {

@@ -184,3 +184,29 @@ func TestAgainstATargetOnlyClientAndLinkFaultsAndKeysOfItsOwn(t *testing.T) {
 		}
 	}
 }
+
+// With a second lock, a scenario it cannot run is drawn again: the
+// reentrant lock's re-entry is one the simple lock does not offer, so
+// those draws give way to ones both run, and every scenario kept for both
+// runs on both.
+func TestADrawTheSecondLockCannotRunIsDrawnAgain(t *testing.T) {
+	e, err := New(Options{Lock: "reentrant", Against: "simple", Runs: 60, Seed: 2, Parallel: 1, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := 0
+	for i, g := range e.Generated() {
+		if e.rep.Scenarios[i].Against != "" {
+			refused++
+			continue
+		}
+		s := g.Scenario
+		s.Lock = "simple"
+		if _, err := s.Prepare(scenarios.RunOptions{}); err != nil {
+			t.Errorf("run %d, kept for both, does not run on simple: %v", i, err)
+		}
+	}
+	if refused > len(e.Generated())/10 {
+		t.Errorf("%d of %d runs the second lock cannot run", refused, len(e.Generated()))
+	}
+}
