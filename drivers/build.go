@@ -96,7 +96,7 @@ func driver(ctx context.Context, lock string, log func(format string, args ...an
 		return client.Command{}, fmt.Errorf("%s: %w", lock, err)
 	}
 	bin := filepath.Join(dir, "driver")
-	if out, err := goCommand(ctx, src, "build", "-tags", m.Tags, "-o", bin, "."); err != nil {
+	if out, err := goCommand(ctx, src, "build", "-tags", m.tagsFor(version), "-o", bin, "."); err != nil {
 		return client.Command{}, fmt.Errorf("%s: building its driver (%s at %s) failed: %s", lock, m.Module, version, buildMessage(out, err))
 	}
 	return client.Command{Path: bin}, nil

@@ -50,6 +50,24 @@ type GoModule struct {
 	// Tags are build tags for the adapter: one adapter may serve two
 	// major versions, each with a file of the calls that differ.
 	Tags string
+	// Since adds build tags from a version of the major on, for calls
+	// whose signatures changed within it (redsync v1.4.0's Unlock and
+	// Extend return an error beside the bool).
+	Since []VersionTags
+}
+
+// VersionTags are build tags for the versions from Version on.
+type VersionTags struct{ Version, Tags string }
+
+// tagsFor are the build tags of the adapter for version.
+func (m GoModule) tagsFor(version string) string {
+	tags := m.Tags
+	for _, s := range m.Since {
+		if semver.Compare(version, s.Version) >= 0 {
+			tags = strings.TrimPrefix(tags+","+s.Tags, ",")
+		}
+	}
+	return tags
 }
 
 var libraries = map[string]Library{}

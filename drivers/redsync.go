@@ -7,7 +7,8 @@ func init() {
 		Upstream: "https://github.com/go-redsync/redsync/issues",
 		Known:    []string{"v1.2.0", "v1.3.0", "v4.0.3", "v4.0.4", "v4.3.0", "v4.4.1", "v4.18.1"},
 		Go: []GoModule{
-			{Module: "github.com/go-redsync/redsync", Major: "v1", Adapter: "drivers/go/redsync1"},
+			{Module: "github.com/go-redsync/redsync", Major: "v1", Adapter: "drivers/go/redsync1",
+				Since: []VersionTags{{Version: "v1.4.0", Tags: "redsync1_errors"}}},
 			{Module: "github.com/go-redsync/redsync/v4", Major: "v4", Adapter: "drivers/go/redsync4"},
 		},
 	})

@@ -118,7 +118,7 @@ func (l *lock) Release(_ context.Context, lease *locks.Lease) error {
 	if err != nil {
 		return err
 	}
-	ok := m.Unlock()
+	ok := unlockOf(m)
 	return l.answer("unlock", ok, l.seen.take(lease.Token))
 }
 
@@ -128,7 +128,7 @@ func (l *lock) Extend(_ context.Context, lease *locks.Lease) error {
 		return err
 	}
 	start := time.Now()
-	ok := m.Extend()
+	ok := extendOf(m)
 	if err := l.answer("extend", ok, l.seen.take(lease.Token)); err != nil {
 		return err
 	}
