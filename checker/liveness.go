@@ -28,7 +28,9 @@ func init() {
 // least the threshold after the stretch began and answered before it
 // ended, show the key stuck.
 // Acquires that could not reach the service (not refused) never count: an
-// outage is not a stuck key.
+// outage is not a stuck key. Nor do refusals while a fault kept a node
+// from answering clients (silenced): a lock may say "taken" for "could not
+// ask" then (rueidislock v1.0.40 does), and nobody could have got in.
 type liveness struct{ threshold time.Duration }
 
 // Unavailability is one stretch in which a key stayed taken unexplained.
@@ -61,7 +63,7 @@ func (c liveness) Part(in *Input, at PartAt) (any, any) {
 	}
 	w, _ := at.Carry.(*liveWindows)
 	if w == nil {
-		w = &liveWindows{key: at.Key, threshold: int64(c.threshold)}
+		w = &liveWindows{key: at.Key, threshold: int64(c.threshold), silenced: silenced(in.Faults)}
 	}
 	w.window(in.locks, in.Holds[at.Key], in.End, at.Last, at.Open, func(lease string) (int, bool) {
 		p, ok := at.Before(lease)
@@ -149,6 +151,7 @@ func (c liveness) unavailable(in *Input) []Unavailability {
 	}
 	released := make(map[string]history.Type, len(in.locks)/2) // lease -> its release's outcome
 	refused := map[string][]span{}                             // key -> intervals of refused acquires
+	outages := silenced(in.Faults)
 	for i := range in.locks {
 		l := &in.locks[i]
 		switch effect, sp := liveEffectOf(l, in.End); effect {
@@ -164,7 +167,9 @@ func (c liveness) unavailable(in *Input) []Unavailability {
 			}
 			last[l.key][sp.to] = l.lease
 		case liveRefused:
-			refused[l.key] = append(refused[l.key], sp)
+			if !overlapsAny(outages, sp) {
+				refused[l.key] = append(refused[l.key], sp)
+			}
 		case liveAnswered:
 			cover[l.key] = append(cover[l.key], sp)
 		}
@@ -231,6 +236,29 @@ func sortUnavailable(found []Unavailability) {
 		}
 		return found[i].Key < found[j].Key
 	})
+}
+
+// silenced are the fault windows in which a node may not have answered
+// its clients: a fault that silences what it strikes, not only between
+// nodes, nor on clients alone. Read from what a fault declares it does.
+func silenced(ws []FaultWindow) []span {
+	var out []span
+	for _, w := range ws {
+		if e := w.Effects; e.Silences && !e.BetweenNodes && !e.OnClients {
+			out = append(out, span{w.Start, w.End})
+		}
+	}
+	return out
+}
+
+// overlapsAny reports whether sp meets any of spans (closed intervals).
+func overlapsAny(spans []span, sp span) bool {
+	for _, o := range spans {
+		if sp.from <= o.to && o.from <= sp.to {
+			return true
+		}
+	}
+	return false
 }
 
 // refusedWithin counts the refusals (sorted by invocation) that began and

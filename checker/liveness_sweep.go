@@ -20,6 +20,7 @@ type liveWindows struct {
 	covered   int64
 	last      *lastLease // whose possible hold ends at covered, if known
 	refusals  []span     // sorted by start
+	silenced  []span     // fault windows whose refusals show nothing (silenced)
 	// used is the threshold refusals were counted with; a later TTL that
 	// differs (mismatch) makes the windows disagree with the whole key.
 	used     int64
@@ -161,7 +162,9 @@ func (w *liveWindows) spans(locks []lockOp, holds []Hold, end int64) (cover, ref
 			cover = append(cover, sp)
 			last[sp.to] = l.lease
 		case liveRefused:
-			refused = append(refused, sp)
+			if !overlapsAny(w.silenced, sp) {
+				refused = append(refused, sp)
+			}
 		case liveAnswered:
 			cover = append(cover, sp)
 		}

@@ -62,6 +62,34 @@ func TestLivenessCountsRefusalsWhollyInsideTheStretch(t *testing.T) {
 	assert.Contains(t, r.Anomalies[0].Text, "3 acquires refused")
 }
 
+// Only a fault that keeps a node from its clients excuses refusals, and
+// only while it lasts: a stuck key refused on after the heal, or beside a
+// fault that silences nodes only toward each other or acts on clients
+// alone, is still stuck.
+func TestLivenessCountsRefusalsNoSilencedNodeExplains(t *testing.T) {
+	crashed := func() *builder { return newHistory().acquire(1, "k", "a", ms(0), ms(10), ms(100), 0) }
+	cases := map[string]*builder{
+		"refused on after the heal": refusals(crashed().
+			faultDoing("kill", "node:redis-1", history.Effects{Silences: true, Kills: true}, ms(200), ms(500)),
+			"k", ms(250), ms(1000), ms(20)),
+		"between nodes only": refusals(crashed().
+			faultDoing("isolate-primary", "node:redis-1", history.Effects{Silences: true, BetweenNodes: true}, ms(200), ms(900)),
+			"k", ms(250), ms(880), ms(20)),
+		"on clients only": refusals(crashed().
+			faultDoing("link-cut", "link:0:redis-1", history.Effects{Silences: true, OnClients: true}, ms(200), ms(900)),
+			"k", ms(250), ms(880), ms(20)),
+	}
+	for name, b := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := run(t, "liveness", b.build())
+			assert.Equal(t, Invalid, r.Verdict, "%v", r.Reason)
+		})
+	}
+	r := run(t, "liveness", cases["refused on after the heal"].build())
+	require.Len(t, r.Anomalies, 1)
+	assert.Contains(t, r.Anomalies[0].Text, "acquires refused", "only those after the heal count")
+}
+
 func TestLivenessLegalLookAlikes(t *testing.T) {
 	cases := map[string]*builder{
 		// The TTL frees a crashed holder's key: refusals stop in time.
@@ -110,6 +138,12 @@ func TestLivenessLegalLookAlikes(t *testing.T) {
 			}
 			return b
 		}(),
+		// The only node is killed: a lock may answer "taken" for "could
+		// not ask" (rueidislock v1.0.40 does) until it is back, empty.
+		"refusals while a fault silences the node": refusals(newHistory().acquire(1, "k", "a", ms(0), ms(10), ms(100), 0).
+			faultDoing("kill", "node:redis-1", history.Effects{Silences: true, Kills: true}, ms(200), ms(900)),
+			"k", ms(250), ms(880), ms(20)).
+			acquire(2, "k", "b", ms(950), ms(960), ms(100), 0),
 		// A single refusal is no evidence.
 		"one refusal": newHistory().acquire(1, "k", "a", ms(0), ms(10), ms(100), 0).
 			refused(2, "k", "x", ms(500), ms(501), ms(100)),
