@@ -71,7 +71,7 @@ func TestBisectNamesTheFirstAffectedAndTheFirstFixedVersion(t *testing.T) {
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit, "%s", out)
 	require.Equal(t, exitContradicts, exit.ExitCode(), "%s", out)
-	require.Contains(t, string(out), "first affected v4.0.3, first fixed v4.0.4")
+	require.Contains(t, string(out), "affected from the oldest version tried (v4.0.3), first fixed v4.0.4 (2 versions tried)")
 	dirs, err := filepath.Glob(filepath.Join(store, "bisect", "redsync-*"))
 	require.NoError(t, err)
 	require.Len(t, dirs, 1)

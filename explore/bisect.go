@@ -154,19 +154,30 @@ func firstAffected(vs []VersionResult) (affected, fixed string, again []string) 
 	return affected, fixed, again
 }
 
-// BisectSummary says in a line what the bisection found.
+// BisectSummary says in a line what the bisection found. A break in the
+// oldest version tried says nothing of older ones, and the line says so.
 func BisectSummary(b *Bisection) string {
 	var s string
 	switch {
 	case b.FirstAffected == "":
 		s = fmt.Sprintf("%s: no version of %s broke", b.Library, checker.Plural(len(b.Versions), "version"))
-	case b.FirstFixed == "":
-		s = fmt.Sprintf("%s: first affected %s; no later version tried is fixed", b.Library, b.FirstAffected)
+	case b.FirstAffected == b.Versions[0].Version:
+		s = fmt.Sprintf("%s: affected from the oldest version tried (%s)", b.Library, b.FirstAffected)
 	default:
-		s = fmt.Sprintf("%s: first affected %s, first fixed %s", b.Library, b.FirstAffected, b.FirstFixed)
+		s = fmt.Sprintf("%s: first affected %s", b.Library, b.FirstAffected)
+	}
+	switch {
+	case b.FirstAffected == "":
+	case b.FirstFixed == "":
+		s += "; no later version tried is fixed"
+	default:
+		s += ", first fixed " + b.FirstFixed
 	}
 	if len(b.Again) > 0 {
 		s += fmt.Sprintf("; broken again in %s", strings.Join(b.Again, ", "))
+	}
+	if b.FirstAffected != "" {
+		s += fmt.Sprintf(" (%s tried)", checker.Plural(len(b.Versions), "version"))
 	}
 	return s
 }

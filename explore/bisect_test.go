@@ -48,3 +48,24 @@ func TestFirstAffectedAndFirstFixed(t *testing.T) {
 		t.Errorf("nothing broke: affected %q fixed %q", a, f)
 	}
 }
+
+// The line names what was tried: a break in the oldest version tried is
+// not called its first.
+func TestBisectSummarySaysWhatWasTried(t *testing.T) {
+	vr := func(v, verdict string) VersionResult { return VersionResult{Version: v, Verdict: verdict} }
+	cases := []struct {
+		vs   []VersionResult
+		want string
+	}{
+		{[]VersionResult{vr("v1", "affected"), vr("v2", "unaffected")}, "redsync: affected from the oldest version tried (v1), first fixed v2 (2 versions tried)"},
+		{[]VersionResult{vr("v1", "unaffected"), vr("v2", "affected"), vr("v3", "affected")}, "redsync: first affected v2; no later version tried is fixed (3 versions tried)"},
+		{[]VersionResult{vr("v1", "unaffected"), vr("v2", "unaffected")}, "redsync: no version of 2 versions broke"},
+	}
+	for _, c := range cases {
+		b := &Bisection{Library: "redsync", Versions: c.vs}
+		b.FirstAffected, b.FirstFixed, b.Again = firstAffected(c.vs)
+		if got := BisectSummary(b); got != c.want {
+			t.Errorf("got  %q\nwant %q", got, c.want)
+		}
+	}
+}
