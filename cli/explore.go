@@ -85,6 +85,9 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		fmt.Fprintf(stdout, " (run %d: %s at %s)\n", fd.Scenario, fd.Aim.Fault, callOf(fd.Aim.Call))
 		if fd.Shrink != nil && fd.Shrink.Confirmed {
+			if fd.Shrink.Amplified != "" {
+				fmt.Fprintf(stdout, "  broke it on every seed with %s\n", fd.Shrink.Amplified)
+			}
 			fmt.Fprintf(stdout, "  shrunk in %s: %s\n", checker.Plural(fd.Shrink.Runs, "run"), explore.ReplayWords(fd.Shrink.Replays))
 		} else if fd.Shrink != nil {
 			fmt.Fprintf(stdout, "  not confirmed on %d seeds: %s\n", len(fd.Shrink.Seeds), explore.ReplayWords(fd.Shrink.Replays))

@@ -19,9 +19,9 @@ import (
 
 // Shrunk is what shrinking a finding found.
 type Shrunk struct {
-	// Confirmed: the scenario as generated broke the lock on every seed
-	// (and left the second lock unbroken); an unconfirmed finding is not
-	// shrunk, and its file is the generated one.
+	// Confirmed: the scenario as generated, or made stronger (Amplified),
+	// broke the lock on every seed (and left the second lock unbroken); an
+	// unconfirmed finding is not shrunk, and its file is the generated one.
 	Confirmed bool `json:"confirmed"`
 	// Seeds are the seeds each candidate ran with, the finding's run's
 	// first.
@@ -29,6 +29,9 @@ type Shrunk struct {
 	// Replays say what the kept file gave on those seeds, by lock:
 	// "invalid 3/3", "valid 3/3".
 	Replays map[string]string `json:"replays"`
+	// Amplified says how the scenario was made stronger before it broke
+	// the lock on every seed ("": it did as generated); amplify.go.
+	Amplified string `json:"amplified,omitempty"`
 	// Runs is how many runs the shrink took, the confirmation's included.
 	Runs int `json:"runs"`
 	// Trials are the candidates run, in order.
@@ -149,6 +152,21 @@ func (x *explorer) shrink(ctx context.Context, f *Finding, g Generated) (*Shrunk
 	s.Lock = f.Lock
 	ok, runs := x.breaks(ctx, s, f, sh)
 	sh.Trials = append(sh.Trials, trialOf("the scenario as generated", ok, runs))
+	for _, a := range Amplified(s) {
+		if ok || ctx.Err() != nil || x.o.ShrinkRuns-sh.Runs < x.trialCost(f) {
+			break
+		}
+		if !x.runnable(a.Scenario, f) {
+			continue
+		}
+		ok, runs = x.breaks(ctx, a.Scenario, f, sh)
+		sh.Trials = append(sh.Trials, trialOf(a.Change, ok, runs))
+		x.o.logf("explore: run %d broke %s on some seeds only; %s: %s", g.Index, f.Lock, a.Change, map[bool]string{true: "breaks it on each, kept", false: "does not"}[ok])
+		if ok {
+			s = a.Scenario
+			sh.Amplified = a.Change
+		}
+	}
 	sh.Confirmed = ok
 	if !ok {
 		sh.Replays = replays(runs)

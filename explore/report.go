@@ -111,7 +111,9 @@ func Markdown(w io.Writer, rep *Report) {
 		case f.Shrink == nil:
 			p("   - not shrunk (only the first findings that break the lock on every seed are)")
 		case !f.Shrink.Confirmed:
-			p("   - not confirmed: on seeds %v the scenario as generated gave %s; not shrunk", f.Shrink.Seeds, ReplayWords(f.Shrink.Replays))
+			p("   - not confirmed: on seeds %v %s gave %s; not shrunk", f.Shrink.Seeds, lastTried(f.Shrink), ReplayWords(f.Shrink.Replays))
+		case f.Shrink.Amplified != "":
+			p("   - broke it on every seed with %s; shrunk in %s (%d candidates): %s", f.Shrink.Amplified, checker.Plural(f.Shrink.Runs, "run"), len(f.Shrink.Trials)-1, ReplayWords(f.Shrink.Replays))
 		default:
 			p("   - shrunk in %s (%d candidates): %s", checker.Plural(f.Shrink.Runs, "run"), len(f.Shrink.Trials)-1, ReplayWords(f.Shrink.Replays))
 		}
@@ -266,4 +268,13 @@ func stepWhen(st nemesis.Step, ttl time.Duration, first bool) string {
 		parts = append(parts, fmt.Sprintf(", up to %d requests in a row", st.Strikes))
 	}
 	return strings.Join(parts, "")
+}
+
+// lastTried names what an unconfirmed finding's replays are of: the
+// scenario as generated, or the last stronger version tried.
+func lastTried(sh *Shrunk) string {
+	if n := len(sh.Trials); n > 1 {
+		return "the scenario with " + sh.Trials[n-1].Change
+	}
+	return "the scenario as generated"
 }

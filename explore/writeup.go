@@ -47,6 +47,10 @@ func writeup(rep *Report, f *Finding, s scenarios.Scenario, runs []Run) string {
 	if s.Nemesis == "random" {
 		p("- Faults: %s at random moments (`random` schedule).", strings.Join(s.Fault.Faults, ", "))
 	}
+	if f.Shrink != nil && f.Shrink.Amplified != "" {
+		p("")
+		p("As generated, the scenario broke the lock on some seeds only; it broke it on every seed with %s, and was shrunk from there.", f.Shrink.Amplified)
+	}
 	p("")
 	p("## Versions tried")
 	p("")
