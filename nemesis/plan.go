@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/topology"
 	"github.com/deadbolt-lab/deadbolt/workloads/moment"
 )
 
@@ -482,34 +481,6 @@ func (n *Plan) grantUnder(under context.Context, env Env, i int, s Step, old Nod
 	}
 }
 
-// holdsKey checks that node holds key, by SCAN: a Redis Cluster node that
-// has marked the cluster down refuses key lookups, but serves commands that
-// name no key.
-func holdsKey(ctx context.Context, node Node, key string) error {
-	if node == nil {
-		return errors.New("no master was known when the fault struck")
-	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	pattern := globEscaper.Replace(key)
-	var cursor uint64
-	for {
-		keys, next, err := node.Client().Scan(ctx, cursor, pattern, 1000).Result()
-		if err != nil {
-			return fmt.Errorf("%s: %w", node.Name(), err)
-		}
-		if slices.Contains(keys, key) {
-			return nil
-		}
-		if cursor = next; cursor == 0 {
-			return fmt.Errorf("%s does not hold %s", node.Name(), key)
-		}
-	}
-}
-
-// globEscaper quotes the characters SCAN's MATCH reads as a pattern.
-var globEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`, "]", `\]`)
-
 // inflict injects step i's fault e on t as window w and leaves its heal, after
 // the fault's time, to a goroutine that closes healed once the heal is
 // recorded (and the cluster's health checked, when no fault is left in
@@ -638,7 +609,7 @@ func (n *Plan) awaitFailover(ctx context.Context, env Env, i int, s Step, old No
 		m, err := env.Cluster.Master(ctx)
 		return err == nil && old != nil && m.Name() != old.Name()
 	}
-	tries := env.Cluster.Spec().FailoverWithin()
+	tries := env.Cluster.FailoverWithin()
 	for ctx.Err() == nil || time.Since(struck) < tries {
 		look, cancel := ctx, context.CancelFunc(func() {})
 		if ctx.Err() != nil { // past the phase: each look gets its own bound
@@ -659,7 +630,7 @@ func (n *Plan) awaitFailover(ctx context.Context, env Env, i int, s Step, old No
 		return
 	}
 	who := "Sentinel"
-	if env.Cluster.Spec().Topology == cluster.RedisCluster {
+	if env.Cluster.Topology() == topology.Cluster {
 		who = "the cluster"
 	}
 	recordMissed(env, i, s, fmt.Sprintf("%s promoted no replica before the fault phase ended nor within %s of the strike (two of its failover tries), so the failover the step stages never came", who, tries.Round(time.Millisecond)))
