@@ -31,14 +31,15 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/internal/linkproxy"
+	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
-// Topology names, as Endpoints carry them.
+// Topology names (package topology's), as Endpoints carry them.
 const (
-	Sentinel    = endpoints.Sentinel
-	Independent = endpoints.Independent
+	Sentinel    = topology.Sentinel
+	Independent = topology.Independent
 	// RedisCluster is a Redis Cluster (cluster-enabled), named "cluster".
-	RedisCluster = endpoints.Cluster
+	RedisCluster = topology.Cluster
 )
 
 // MasterName is the Sentinel master group of the sentinel topology.

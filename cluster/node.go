@@ -17,16 +17,18 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/deadbolt-lab/deadbolt/endpoints"
+	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
-// Role is what a node runs.
-type Role string
+// Role is what a node runs: package topology's roles, under the names
+// cluster's users know.
+type Role = topology.Role
 
 const (
-	RoleRedis    Role = "redis"
-	RoleSentinel Role = "sentinel"
+	RoleRedis    = topology.RoleRedis
+	RoleSentinel = topology.RoleSentinel
 	// RoleResource holds the data a lock protects, outside the lock service.
-	RoleResource Role = "resource"
+	RoleResource = topology.RoleResource
 )
 
 // ResourceName is the resource node's name.

@@ -10,19 +10,21 @@ package endpoints
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
-// Topology names.
+// Topology names (package topology's).
 const (
 	// Sentinel is one master group that Sentinels manage: ask them for
 	// the master (MasterName, Sentinels).
-	Sentinel = "sentinel"
+	Sentinel = topology.Sentinel
 	// Independent is one or more standalone masters (Masters), one lock
 	// group each.
-	Independent = "independent"
+	Independent = topology.Independent
 	// Cluster is one Redis Cluster (ClusterNodes are seeds): one lock
 	// group, each key on the master that owns its hash slot.
-	Cluster = "cluster"
+	Cluster = topology.Cluster
 )
 
 // Endpoints is how a lock user reaches a run's nodes. Every address in it is

@@ -2,14 +2,15 @@ package nemesis
 
 import (
 	"context"
+	"errors"
 	"io"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
 // A failover Sentinel announced (+switch-master away from the struck
@@ -20,9 +21,9 @@ func TestAFailoverSentinelAnnouncedIsTheOneTheStepWaitsFor(t *testing.T) {
 	missed := func(switched <-chan history.Op) bool {
 		rec := history.NewRecorder(io.Discard)
 		ctx, cancel := context.WithCancel(context.Background())
-		cancel()                                                    // the fault phase is over: one last look
-		env := Env{Rec: rec, Cluster: OnDocker(&cluster.Cluster{})} // no Sentinel answers
-		(&Plan{}).awaitFailover(ctx, env, 0, Step{Fault: "isolate-primary", Until: UntilFailover}, dockerNode{&cluster.Node{Name: "redis-1"}}, time.Now(), switched)
+		cancel() // the fault phase is over: one last look
+		env := Env{Rec: rec, Cluster: silentSentinels{}}
+		(&Plan{}).awaitFailover(ctx, env, 0, Step{Fault: "isolate-primary", Until: UntilFailover}, namedNode{name: "redis-1"}, time.Now(), switched)
 		for _, op := range rec.Ops() {
 			if op.F == history.FaultMissed {
 				return true
@@ -35,3 +36,21 @@ func TestAFailoverSentinelAnnouncedIsTheOneTheStepWaitsFor(t *testing.T) {
 	require.False(t, missed(announced))
 	require.True(t, missed(make(chan history.Op)))
 }
+
+// silentSentinels is a Sentinel deployment whose Sentinels never say which
+// node is master; it answers nothing else a failover wait asks.
+type silentSentinels struct{ Cluster }
+
+func (silentSentinels) Master(context.Context) (Node, error) {
+	return nil, errors.New("no Sentinel answers")
+}
+func (silentSentinels) Topology() string              { return topology.Sentinel }
+func (silentSentinels) FailoverWithin() time.Duration { return 0 }
+
+// namedNode is a node known by its name alone.
+type namedNode struct {
+	Node
+	name string
+}
+
+func (n namedNode) Name() string { return n.name }

@@ -29,7 +29,7 @@ func masterClient(t *testing.T, c *nemesistest.Cluster) *redis.Client {
 	t.Helper()
 	m, err := c.Master(context.Background())
 	require.NoError(t, err)
-	rdb := m.Client()
+	rdb := nemesistest.Client(t, m)
 	t.Cleanup(func() { rdb.Close() })
 	return rdb
 }

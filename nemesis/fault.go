@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/internal/suggest"
-	"github.com/deadbolt-lab/deadbolt/workloads"
+	"github.com/deadbolt-lab/deadbolt/workloads/moment"
 )
 
 // Fault is one kind of damage, apart from where and when it strikes: it
@@ -39,13 +38,13 @@ type Target struct {
 	// Slot and Process are set for faults on a client; Slot alone for
 	// links (with Nodes at their far end).
 	Slot    int
-	Process *client.Process
+	Process moment.Process
 	// Name is how the history shows the target ("redis-3", "process 4",
 	// "client 0 -> redis-4,redis-5").
 	Name string
 	// held is the client held at the moment that made it the target (the
 	// holder of a key), until let.
-	held *workloads.Caught
+	held *moment.Caught
 	// aim is the request in flight a fault inside an operation strikes.
 	aim *aimed
 }

@@ -35,9 +35,7 @@ func clusterFailover(ctx context.Context, env Env, t Target, mode string) (Heal,
 	if mode != "" {
 		args = append(args, mode)
 	}
-	rdb := replica.PatientClient()
-	defer rdb.Close()
-	if err := rdb.Do(ctx, args...).Err(); err != nil {
+	if _, err := replica.Do(ctx, args...); err != nil {
 		return nil, fmt.Errorf("%v on %s: %w", args, replica.Name(), err)
 	}
 	for {

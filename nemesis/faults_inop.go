@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/history"
-	"github.com/deadbolt-lab/deadbolt/workloads"
+	"github.com/deadbolt-lab/deadbolt/workloads/moment"
 )
 
 // The faults struck inside a client's lock operation with no help from the
@@ -67,7 +67,7 @@ type inOp struct {
 // learns when the signal really went and whether the request was still
 // outstanding then.
 type aimed struct {
-	sending *workloads.Sending
+	sending *moment.Sending
 	delay   time.Duration
 	kill    bool
 	sent    time.Duration

@@ -21,20 +21,20 @@ import (
 	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
 	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/history"
-	"github.com/deadbolt-lab/deadbolt/workloads"
+	"github.com/deadbolt-lab/deadbolt/workloads/moment"
 )
 
 // inFlight starts a real client process on simple and sends it an acquire
 // of k, which someone else holds: the lock waits for it (wait_ms), so the
 // request stays outstanding for seconds. It returns the request caught at
 // its write and a channel with the call's error.
-func inFlight(t *testing.T, e endpoints.Endpoints) (*workloads.Sending, <-chan error) {
+func inFlight(t *testing.T, e endpoints.Endpoints) (*moment.Sending, <-chan error) {
 	t.Helper()
-	sent := make(chan *workloads.Sending, 4)
+	sent := make(chan *moment.Sending, 4)
 	var p *client.Process
 	p, err := client.Start(clienttest.Command(), client.Options{OnSent: func(req client.Request, at time.Time) {
 		if req.Op == client.OpAcquire {
-			sent <- &workloads.Sending{Proc: p, ID: req.ID, Op: history.Acquire, Key: req.Key, Lease: req.Lease, At: at}
+			sent <- &moment.Sending{Proc: p, ID: req.ID, Op: history.Acquire, Key: req.Key, Lease: req.Lease, At: at}
 		}
 	}})
 	require.NoError(t, err)
@@ -68,7 +68,7 @@ func TestAStopWhileTheRequestIsOutstandingIsInside(t *testing.T) {
 		a := &aimed{sending: req, delay: 50 * time.Millisecond}
 		heal, err := inOp{op: history.Acquire}.Inject(ctx, Env{}, Target{Process: req.Proc, aim: a}, 0)
 		require.NoError(t, err)
-		require.Equal(t, "T", req.Proc.State(), "a real SIGSTOP")
+		require.Equal(t, "T", req.Proc.(*client.Process).State(), "a real SIGSTOP")
 		require.GreaterOrEqual(t, a.sent, a.delay, "the signal went no earlier than planned")
 		require.NoError(t, rdb.Del(ctx, "k").Err()) // the waiter may now get it, once resumed
 		require.NoError(t, heal(ctx))
@@ -201,7 +201,7 @@ func TestStrikesLandInTheLocksWindows(t *testing.T) {
 // times its clients.
 type witness struct {
 	p         *client.Process
-	sent      chan *workloads.Sending
+	sent      chan *moment.Sending
 	latencies map[history.F][]time.Duration
 	leases    int
 	token     string
@@ -209,10 +209,10 @@ type witness struct {
 
 func newWitness(t *testing.T, c *cluster.Cluster, lock string) *witness {
 	t.Helper()
-	w := &witness{sent: make(chan *workloads.Sending, 1), latencies: map[history.F][]time.Duration{}}
+	w := &witness{sent: make(chan *moment.Sending, 1), latencies: map[history.F][]time.Duration{}}
 	p, err := client.Start(clienttest.Command(), client.Options{OnSent: func(req client.Request, at time.Time) {
 		op := map[string]history.F{client.OpAcquire: history.Acquire, client.OpRelease: history.Release}[req.Op]
-		w.sent <- &workloads.Sending{Proc: w.p, ID: req.ID, Op: op, Key: req.Key, Lease: req.Lease, At: at}
+		w.sent <- &moment.Sending{Proc: w.p, ID: req.ID, Op: op, Key: req.Key, Lease: req.Lease, At: at}
 	}})
 	require.NoError(t, err)
 	w.p = p
@@ -235,7 +235,7 @@ func (w *witness) next() int { w.leases++; return w.leases }
 
 // send writes req and returns it as caught at its write, with the call's
 // error to come.
-func (w *witness) send(t *testing.T, req client.Request) (*workloads.Sending, <-chan error) {
+func (w *witness) send(t *testing.T, req client.Request) (*moment.Sending, <-chan error) {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() {

@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
 // The node faults. Each one breaks every node of its target at once.
@@ -51,9 +51,7 @@ func init() {
 		ByCommand: true,
 		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
 			return nil, eachNode(ctx, t, func(n Node, ctx context.Context) error {
-				rdb := n.PatientClient()
-				defer rdb.Close()
-				if err := rdb.Do(ctx, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes").Err(); err != nil {
+				if _, err := n.Do(ctx, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"); err != nil {
 					return fmt.Errorf("%s: CLIENT KILL: %w", n.Name(), err)
 				}
 				return nil
@@ -74,16 +72,14 @@ func undoOn(t Target, undo func(Node, context.Context) error) Heal {
 }
 
 func sentinelFailover(ctx context.Context, env Env, t Target, _ time.Duration) (Heal, error) {
-	if len(t.Nodes) != 1 || t.Nodes[0].Role() != cluster.RoleSentinel {
+	if len(t.Nodes) != 1 || t.Nodes[0].Role() != topology.RoleSentinel {
 		return nil, fmt.Errorf("sentinel-failover asks one Sentinel, not %q", t.Name)
 	}
 	old, err := env.Cluster.Master(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := t.Nodes[0].PatientClient()
-	defer s.Close()
-	if err := s.Do(ctx, "SENTINEL", "FAILOVER", env.Cluster.GroupName()).Err(); err != nil {
+	if _, err := t.Nodes[0].Do(ctx, "SENTINEL", "FAILOVER", env.Cluster.GroupName()); err != nil {
 		return nil, fmt.Errorf("SENTINEL FAILOVER: %w", err)
 	}
 	for {

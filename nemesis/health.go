@@ -9,7 +9,7 @@ import (
 // checkHealth records one check that the cluster is healthy (every node
 // answers, one master that replicas and Sentinels follow), waiting up to
 // env.HealthTimeout, or by default as long as the final check after the
-// run (cluster.Spec.HealthTimeout). A check that fails stays in the history, where the
+// run (Cluster.HealthTimeout). A check that fails stays in the history, where the
 // checker reads it as a fault whose effect is in doubt. Only an interrupt
 // (env.Halt) cuts it short, not the end of the workload: a heal at the end
 // of the run is checked all the same.
@@ -23,7 +23,7 @@ func checkHealth(env Env, f history.F, fault, node, id string) {
 	}
 	op := history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: f, Fault: fault, FaultID: id, Node: node}
 	env.Rec.Record(op)
-	err := env.Cluster.WaitHealthy(ctx, or(env.HealthTimeout, env.Cluster.Spec().HealthTimeout()))
+	err := env.Cluster.WaitHealthy(ctx, or(env.HealthTimeout, env.Cluster.HealthTimeout()))
 	op.Type = history.OK
 	switch {
 	case ctx.Err() != nil:

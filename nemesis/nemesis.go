@@ -32,7 +32,7 @@ type Env struct {
 	Halt context.Context
 	// HealthTimeout is how long a health check around a fault waits for
 	// the cluster (0: as long as the final check after the run,
-	// cluster.Spec.HealthTimeout).
+	// Cluster.HealthTimeout).
 	HealthTimeout time.Duration
 	// Begin, when set, lets the workload start (and marks the start of
 	// the fault phase); a schedule calls it once the faults that must be

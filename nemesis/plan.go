@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
-	"github.com/deadbolt-lab/deadbolt/workloads"
+	"github.com/deadbolt-lab/deadbolt/topology"
+	"github.com/deadbolt-lab/deadbolt/workloads/moment"
 )
 
 func init() {
@@ -160,7 +159,7 @@ func (s Step) validate() error {
 }
 
 // AnySlot as a step's WaitSlot waits for any client's acquire.
-const AnySlot = workloads.AnySlot
+const AnySlot = moment.AnySlot
 
 // Plan runs its steps in order; each heals on its own schedule, so faults
 // overlap as the steps say. Everything is healed before Run returns. The
@@ -363,7 +362,7 @@ func recordMissed(env Env, i int, s Step, why string) {
 // step waits for step i's moment and strikes it, or records it missed.
 // The error is a fault that could not be struck.
 func (n *Plan) step(ctx context.Context, env Env, i int, s Step, last bool, wg *sync.WaitGroup, errs chan<- error) error {
-	var aim *workloads.Caught
+	var aim *moment.Caught
 	if s.WaitKey != "" && env.Clients == nil {
 		return fmt.Errorf("%s waits for a grant, and the run has no clients", s.describe(i))
 	}
@@ -372,7 +371,7 @@ func (n *Plan) step(ctx context.Context, env Env, i int, s Step, last bool, wg *
 			env.Clients.Admit(s.WaitKey, s.WaitSlot)
 			defer env.Clients.Open(s.WaitKey)
 		}
-		c, err := env.Clients.Catch(ctx, workloads.Moment{Key: s.WaitKey, Slot: s.WaitSlot})
+		c, err := env.Clients.Catch(ctx, moment.Moment{Key: s.WaitKey, Slot: s.WaitSlot})
 		if err != nil {
 			n.missed(env, i, s, last, s.moment()+" never came before the fault phase ended")
 			return nil
@@ -393,7 +392,7 @@ func (n *Plan) step(ctx context.Context, env Env, i int, s Step, last bool, wg *
 
 // strike finds step i's target, injects its fault and leaves its heal to a
 // goroutine. aim is the client held at the grant the step waited for.
-func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, aim *workloads.Caught, wg *sync.WaitGroup, errs chan<- error) error {
+func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, aim *moment.Caught, wg *sync.WaitGroup, errs chan<- error) error {
 	e, err := lookupFault(s.Fault)
 	if err != nil {
 		return err
@@ -402,7 +401,7 @@ func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, ai
 	if sel == "" {
 		sel = e.target
 	}
-	var stops <-chan workloads.Stop
+	var stops <-chan moment.Stop
 	if s.Point != "" && env.Clients != nil {
 		// Watch before arming: the client can stop at once.
 		ch, cancel := env.Clients.WatchStops()
@@ -465,7 +464,7 @@ func (n *Plan) grantUnder(under context.Context, env Env, i int, s Step, old Nod
 	env.begin()
 	env.Clients.Admit(s.WaitKey, s.WaitSlot)
 	defer env.Clients.Open(s.WaitKey)
-	c, err := env.Clients.Catch(under, workloads.Moment{Key: s.WaitKey, Slot: s.WaitSlot, Asked: s.Aim == AimAsked})
+	c, err := env.Clients.Catch(under, moment.Moment{Key: s.WaitKey, Slot: s.WaitSlot, Asked: s.Aim == AimAsked})
 	if err != nil {
 		what := s.moment()
 		if s.Aim == AimAsked {
@@ -481,34 +480,6 @@ func (n *Plan) grantUnder(under context.Context, env Env, i int, s Step, old Nod
 		}
 	}
 }
-
-// holdsKey checks that node holds key, by SCAN: a Redis Cluster node that
-// has marked the cluster down refuses key lookups, but serves commands that
-// name no key.
-func holdsKey(ctx context.Context, node Node, key string) error {
-	if node == nil {
-		return errors.New("no master was known when the fault struck")
-	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	pattern := globEscaper.Replace(key)
-	var cursor uint64
-	for {
-		keys, next, err := node.Client().Scan(ctx, cursor, pattern, 1000).Result()
-		if err != nil {
-			return fmt.Errorf("%s: %w", node.Name(), err)
-		}
-		if slices.Contains(keys, key) {
-			return nil
-		}
-		if cursor = next; cursor == 0 {
-			return fmt.Errorf("%s does not hold %s", node.Name(), key)
-		}
-	}
-}
-
-// globEscaper quotes the characters SCAN's MATCH reads as a pattern.
-var globEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`, "]", `\]`)
 
 // inflict injects step i's fault e on t as window w and leaves its heal, after
 // the fault's time, to a goroutine that closes healed once the heal is
@@ -568,7 +539,7 @@ func (n *Plan) inflict(ctx context.Context, env Env, i int, s Step, last bool, e
 		if s.Until == UntilFailover && ierr == nil && !instant {
 			n.awaitFailover(ctx, env, i, s, master, struck, switched)
 		}
-		var next *workloads.Caught
+		var next *moment.Caught
 		if s.Until == UntilHandoff && ierr == nil && !instant {
 			next = n.handoff(ctx, env, i, s, w)
 		}
@@ -605,8 +576,8 @@ func (n *Plan) inflict(ctx context.Context, env Env, i int, s Step, last bool, e
 // holds that client there: the pause ends under its grant, which the
 // fault-end names. A grant that never came before the fault phase ended
 // is recorded as a missed moment: the run did not stage what it set out to.
-func (n *Plan) handoff(ctx context.Context, env Env, i int, s Step, w *window) *workloads.Caught {
-	c, err := env.Clients.Catch(ctx, workloads.Moment{Key: s.Key, Slot: AnySlot})
+func (n *Plan) handoff(ctx context.Context, env Env, i int, s Step, w *window) *moment.Caught {
+	c, err := env.Clients.Catch(ctx, moment.Moment{Key: s.Key, Slot: AnySlot})
 	if err != nil {
 		recordMissed(env, i, s, "no other client was granted "+s.Key+" before the fault phase ended, so the pause ended without its handoff")
 		return nil
@@ -638,7 +609,7 @@ func (n *Plan) awaitFailover(ctx context.Context, env Env, i int, s Step, old No
 		m, err := env.Cluster.Master(ctx)
 		return err == nil && old != nil && m.Name() != old.Name()
 	}
-	tries := env.Cluster.Spec().FailoverWithin()
+	tries := env.Cluster.FailoverWithin()
 	for ctx.Err() == nil || time.Since(struck) < tries {
 		look, cancel := ctx, context.CancelFunc(func() {})
 		if ctx.Err() != nil { // past the phase: each look gets its own bound
@@ -659,7 +630,7 @@ func (n *Plan) awaitFailover(ctx context.Context, env Env, i int, s Step, old No
 		return
 	}
 	who := "Sentinel"
-	if env.Cluster.Spec().Topology == cluster.RedisCluster {
+	if env.Cluster.Topology() == topology.Cluster {
 		who = "the cluster"
 	}
 	recordMissed(env, i, s, fmt.Sprintf("%s promoted no replica before the fault phase ended nor within %s of the strike (two of its failover tries), so the failover the step stages never came", who, tries.Round(time.Millisecond)))
@@ -690,7 +661,7 @@ func (n *Plan) healBegins(ctx context.Context) bool {
 // stoppedAt arms point on the target client, lets it go on if it is held
 // at a moment, and waits until it has stopped itself there; t then names
 // the point too.
-func stoppedAt(ctx context.Context, t Target, point string, stops <-chan workloads.Stop) (Target, error) {
+func stoppedAt(ctx context.Context, t Target, point string, stops <-chan moment.Stop) (Target, error) {
 	if t.Process == nil || stops == nil {
 		return t, fmt.Errorf("a point inside the lock needs a client process, not %q", t.Name)
 	}

@@ -56,7 +56,7 @@ func TestRandomInjectsOneFaultAtATimeUntilTheRunEnds(t *testing.T) {
 		}
 	}
 	for _, node := range c.ByRole(cluster.RoleRedis) {
-		rdb := node.Client()
+		rdb := nemesistest.Client(t, node)
 		require.NoError(t, rdb.Ping(context.Background()).Err(), node.Name())
 		rdb.Close()
 	}

@@ -32,10 +32,7 @@ func init() {
 		Fault: nemesis.FaultFunc(func(ctx context.Context, env nemesis.Env, t nemesis.Target, by time.Duration) (nemesis.Heal, error) {
 			each := func(ctx context.Context, args ...any) error {
 				for _, n := range t.Nodes {
-					rdb := n.PatientClient()
-					err := rdb.Do(ctx, args...).Err()
-					rdb.Close()
-					if err != nil {
+					if _, err := n.Do(ctx, args...); err != nil {
 						return fmt.Errorf("%s: %v: %w", n.Name(), args, err)
 					}
 				}
@@ -149,13 +146,13 @@ func TestAFaultRegisteredOutsideStrikesAndHeals(t *testing.T) {
 	ctx := context.Background()
 	master, err := c.Master(ctx)
 	require.NoError(t, err)
-	mc := master.Client()
+	mc := nemesistest.Client(t, master)
 	defer mc.Close()
 	require.NoError(t, mc.Set(ctx, "after-heal", 1, 2*time.Minute).Err())
 	require.NoError(t, c.Sync())
 	replica, err := c.Node("redis-2")
 	require.NoError(t, err)
-	rdb := replica.Client()
+	rdb := nemesistest.Client(t, replica)
 	defer rdb.Close()
 	require.NoError(t, replica.SetClock(ctx, time.Minute))
 	require.LessOrEqual(t, rdb.TTL(ctx, "after-heal").Val(), time.Minute+time.Second)

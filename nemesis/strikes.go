@@ -9,7 +9,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/checker"
 	"github.com/deadbolt-lab/deadbolt/history"
-	"github.com/deadbolt-lab/deadbolt/workloads"
+	"github.com/deadbolt-lab/deadbolt/workloads/moment"
 )
 
 // DefaultStrikes bounds a series of strikes inside operations when the
@@ -63,7 +63,7 @@ func (n *Plan) series(ctx context.Context, env Env, i int, s Step, last bool, f 
 		sel = e.target
 	}
 	kind, arg, _ := strings.Cut(sel, ":")
-	aim := workloads.Aim{Op: f.op, Key: s.Key, Slot: AnySlot, Quiet: f.op == history.Acquire}
+	aim := moment.Aim{Op: f.op, Key: s.Key, Slot: AnySlot, Quiet: f.op == history.Acquire}
 	if kind == "client" {
 		aim.Slot = slotOf(env, arg)
 	}
@@ -113,7 +113,7 @@ func (n *Plan) series(ctx context.Context, env Env, i int, s Step, last bool, f 
 	return nil
 }
 
-func describeAim(a workloads.Aim) string {
+func describeAim(a moment.Aim) string {
 	who := "any client"
 	if a.Slot != AnySlot {
 		who = fmt.Sprintf("client %d", a.Slot)

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
 // Selectors name targets, resolved when the fault strikes:
@@ -136,7 +136,7 @@ func resolve(ctx context.Context, env Env, sel, key string, on history.F) (Targe
 		}
 		return nodes(rs[env.Rng.IntN(len(rs))])
 	case "sentinel":
-		ss := c.ByRole(cluster.RoleSentinel)
+		ss := c.ByRole(topology.RoleSentinel)
 		if len(ss) == 0 {
 			return Target{}, fmt.Errorf("this cluster has no Sentinel")
 		}
@@ -191,7 +191,7 @@ func resolve(ctx context.Context, env Env, sel, key string, on history.F) (Targe
 // names. A single lock-service master is the primary of a topology that
 // has no failover.
 func linkByRole(ctx context.Context, env Env, role string) ([]Node, error) {
-	if ms := env.Cluster.ByRole(cluster.RoleRedis); role == "primary" && len(ms) == 1 {
+	if ms := env.Cluster.ByRole(topology.RoleRedis); role == "primary" && len(ms) == 1 {
 		return ms, nil
 	}
 	t, err := resolve(ctx, env, role, "", "")
@@ -200,7 +200,7 @@ func linkByRole(ctx context.Context, env Env, role string) ([]Node, error) {
 
 // share picks a minority or majority of the lock-service masters by seed.
 func share(env Env, kind string) ([]Node, error) {
-	ms := env.Cluster.ByRole(cluster.RoleRedis)
+	ms := env.Cluster.ByRole(topology.RoleRedis)
 	k := (len(ms) - 1) / 2
 	if kind == "majority" {
 		k = len(ms)/2 + 1

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/deadbolt-lab/deadbolt/endpoints"
+	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
 // Topology requirements are "" (any topology) or the topologies a schedule
@@ -14,10 +14,10 @@ import (
 const (
 	// OnFailover is where a node is the master with replicas that take
 	// over: the primary and replica selectors resolve there.
-	OnFailover    = endpoints.Sentinel + "|" + endpoints.Cluster
-	OnSentinel    = endpoints.Sentinel
-	OnCluster     = endpoints.Cluster
-	OnIndependent = endpoints.Independent
+	OnFailover    = topology.Sentinel + "|" + topology.Cluster
+	OnSentinel    = topology.Sentinel
+	OnCluster     = topology.Cluster
+	OnIndependent = topology.Independent
 )
 
 // checkTopologies rejects a requirement that names no topology deadbolt
@@ -27,8 +27,8 @@ func checkTopologies(req string) error {
 		return nil
 	}
 	for _, t := range strings.Split(req, "|") {
-		if !slices.Contains([]string{endpoints.Independent, endpoints.Sentinel, endpoints.Cluster}, t) {
-			return fmt.Errorf("unknown topology %q in %q (known: %s, %s, %s)", t, req, endpoints.Independent, endpoints.Sentinel, endpoints.Cluster)
+		if !slices.Contains([]string{topology.Independent, topology.Sentinel, topology.Cluster}, t) {
+			return fmt.Errorf("unknown topology %q in %q (known: %s, %s, %s)", t, req, topology.Independent, topology.Sentinel, topology.Cluster)
 		}
 	}
 	return nil

@@ -5,7 +5,7 @@ import (
 	"errors"
 
 	"github.com/deadbolt-lab/deadbolt/history"
-	"github.com/deadbolt-lab/deadbolt/workloads"
+	"github.com/deadbolt-lab/deadbolt/workloads/moment"
 )
 
 // victim finds the client process a fault on clients acts on: the holder
@@ -28,7 +28,7 @@ func victim(ctx context.Context, env Env, slot int, key string, on history.F) (T
 		env.Clients.Admit(key, slot)
 		defer env.Clients.Open(key)
 	}
-	c, err := env.Clients.Catch(ctx, workloads.Moment{Key: key, On: on, Slot: slot})
+	c, err := env.Clients.Catch(ctx, moment.Moment{Key: key, On: on, Slot: slot})
 	if err != nil {
 		return Target{}, err
 	}

@@ -1,28 +1,16 @@
 package scenarios
 
 import (
-	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
 )
 
 // deployment is what a run's phases drive: the nodes the nemesis strikes
-// and the endpoints the clients reach. startCluster sets the containers;
-// a test sets an in-memory cluster (nemesis/nemesistest) to run the
-// phases without Docker.
+// and the endpoints the clients reach. startCluster sets the containers
+// (onContainers); a test sets an in-memory cluster (nemesis/nemesistest)
+// to run the phases without Docker.
 type deployment interface {
 	nemesis.Cluster
 	Endpoints() endpoints.Endpoints
 	EndpointsFor(slot int) (endpoints.Endpoints, error)
-}
-
-// onContainers is the deployment of a container cluster.
-type onContainers struct {
-	nemesis.Cluster
-	cl *cluster.Cluster
-}
-
-func (d onContainers) Endpoints() endpoints.Endpoints { return d.cl.Endpoints() }
-func (d onContainers) EndpointsFor(slot int) (endpoints.Endpoints, error) {
-	return d.cl.EndpointsFor(slot)
 }

@@ -97,7 +97,7 @@ func (r *run) startCluster(ctx context.Context) error {
 		return err
 	}
 	r.server = serverOf(ctx, r.cl, spec, o.Target != nil, r.logf, s.Name)
-	r.on = onContainers{nemesis.OnDocker(r.cl), r.cl}
+	r.on = onContainers{r.cl}
 	return nil
 }
 

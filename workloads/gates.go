@@ -2,10 +2,9 @@ package workloads
 
 import (
 	"sync"
-)
 
-// AnySlot admits every client slot to a key.
-const AnySlot = -1
+	"github.com/deadbolt-lab/deadbolt/workloads/moment"
+)
 
 // gates decide which clients may start an acquire, so that a fault aimed
 // at one client's grant gets that grant whatever the machine's scheduling:
@@ -21,7 +20,7 @@ type gates struct {
 	// held keeps every acquire back until begin.
 	held bool
 	// admit is, per reserved key, the slot that may acquire it now:
-	// closed (no entry is open; closedGate is closed), one slot, or AnySlot.
+	// closed (no entry is open; closedGate is closed), one slot, or moment.AnySlot.
 	admit map[string]int
 }
 
@@ -45,7 +44,7 @@ func (g *gates) pass(slot int, key string, stop, done <-chan struct{}) bool {
 	for {
 		g.mu.Lock()
 		admit, reserved := g.admit[key]
-		ok := !g.held && (!reserved || admit == AnySlot || admit == slot)
+		ok := !g.held && (!reserved || admit == moment.AnySlot || admit == slot)
 		changed := g.changed
 		g.mu.Unlock()
 		if ok {
@@ -74,7 +73,7 @@ func (r *Runner) Begin() { r.gates.move(func() { r.gates.held = false }) }
 // before Run.
 func (r *Runner) Reserve(key string) { r.gates.move(func() { r.gates.admit[key] = closedGate }) }
 
-// Admit lets only client slot (AnySlot: every client) acquire a reserved key.
+// Admit lets only client slot (moment.AnySlot: every client) acquire a reserved key.
 func (r *Runner) Admit(key string, slot int) { r.gates.move(func() { r.gates.admit[key] = slot }) }
 
 // Open lets every client acquire key again.

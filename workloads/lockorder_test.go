@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/client"
+	"github.com/deadbolt-lab/deadbolt/workloads/moment"
 )
 
 // TestLockOrderRunnerThenSession races the two paths that once took the
@@ -17,7 +18,7 @@ import (
 // With the order inverted they deadlock within a few thousand rounds; the
 // test then fails at its deadline instead of hanging.
 func TestLockOrderRunnerThenSession(t *testing.T) {
-	r := &Runner{byProc: map[int]*client.Process{}, stops: map[int]chan Stop{}, gates: newGates(), latencies: latencies{}}
+	r := &Runner{byProc: map[int]*client.Process{}, stops: map[int]chan moment.Stop{}, gates: newGates(), latencies: latencies{}}
 	s := &Session{r: r, leases: map[string]*Lease{}}
 	r.slots = []*Session{s}
 	const rounds = 20000

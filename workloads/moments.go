@@ -2,58 +2,36 @@ package workloads
 
 import (
 	"context"
+	"sync"
 
 	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/workloads/moment"
 )
 
-// Moment is a workload event a fault is aimed at: an ok acquire of Key,
-// or an ok read of the resource under a lease of Key (inside the critical
-// section, before the write), by client slot Slot (AnySlot: any client).
-type Moment struct {
-	Key  string
-	On   history.F // history.Acquire (the default) or history.Read
-	Slot int
-	// Asked takes an acquire of Key that ended in any outcome (a refusal,
-	// an error): the moment is that the client asked, not that it got.
-	Asked bool
-}
-
-// Caught is a client held at a moment: its session has recorded the event
-// and waits, lease in hand, until Let. A fault that strikes in between
-// strikes at the moment by construction, not by winning a race with the
-// client's next request.
-type Caught struct {
-	Slot    int
-	Process int // the history process that reached the moment
-	Proc    *client.Process
-	Lease   string
-	let     chan struct{}
-}
-
-// Let the client go on.
-func (c *Caught) Let() {
-	select {
-	case <-c.let:
-	default:
-		close(c.let)
+// asProcess is p as a fault strikes it: nil when there is none, never an
+// interface holding a nil pointer, which would look like a process.
+func asProcess(p *client.Process) moment.Process {
+	if p == nil {
+		return nil
 	}
+	return p
 }
 
 // catch is one fault waiting for its moment.
 type catch struct {
-	m   Moment
-	got chan *Caught // buffered: a session never blocks on delivery
+	m   moment.Moment
+	got chan *moment.Caught // buffered: a session never blocks on delivery
 }
 
 // Catch waits until a client reaches m and holds it there: the caller must
 // Let it go. The client's process stays the same while it is held. It
 // fails only when ctx ends first.
-func (r *Runner) Catch(ctx context.Context, m Moment) (*Caught, error) {
+func (r *Runner) Catch(ctx context.Context, m moment.Moment) (*moment.Caught, error) {
 	if m.On == "" {
 		m.On = history.Acquire
 	}
-	c := &catch{m: m, got: make(chan *Caught, 1)}
+	c := &catch{m: m, got: make(chan *moment.Caught, 1)}
 	r.mu.Lock()
 	r.catches = append(r.catches, c)
 	r.mu.Unlock()
@@ -91,23 +69,23 @@ func (s *Session) reachAs(f history.F, key, id string, ok bool) {
 	s.mu.Lock()
 	process, proc := s.process, s.proc
 	s.mu.Unlock()
-	var held []*Caught
+	var held []chan struct{} // each closed when its fault lets the client go
 	r.mu.Lock()
 	keep := r.catches[:0]
 	for _, c := range r.catches {
-		if c.m.On != f || c.m.Key != key || (c.m.Slot != AnySlot && c.m.Slot != s.slot) || (!ok && !c.m.Asked) {
+		if c.m.On != f || c.m.Key != key || (c.m.Slot != moment.AnySlot && c.m.Slot != s.slot) || (!ok && !c.m.Asked) {
 			keep = append(keep, c)
 			continue
 		}
-		caught := &Caught{Slot: s.slot, Process: process, Proc: proc, Lease: id, let: make(chan struct{})}
-		c.got <- caught
-		held = append(held, caught)
+		let := make(chan struct{})
+		c.got <- &moment.Caught{Slot: s.slot, Process: process, Proc: asProcess(proc), Lease: id, Let: sync.OnceFunc(func() { close(let) })}
+		held = append(held, let)
 	}
 	r.catches = keep
 	r.mu.Unlock()
-	for _, c := range held {
+	for _, let := range held {
 		select {
-		case <-c.let:
+		case <-let:
 		case <-s.ctx.Done():
 			return
 		}
@@ -117,7 +95,8 @@ func (s *Session) reachAs(f history.F, key, id string, ok bool) {
 // Quiet waits until the client process proc has no request in flight:
 // the completion of the one it was sent last is recorded. A process no
 // session runs any more has none. It fails only when ctx ends first.
-func (r *Runner) Quiet(ctx context.Context, proc *client.Process) error {
+func (r *Runner) Quiet(ctx context.Context, p moment.Process) error {
+	proc, _ := p.(*client.Process) // nil: a session with no process now
 	var busy chan struct{}
 	r.mu.Lock()
 	for _, s := range r.slots {

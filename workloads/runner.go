@@ -13,6 +13,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/endpoints"
+	"github.com/deadbolt-lab/deadbolt/workloads/moment"
 )
 
 // Runner runs a workload's clients, one session per client slot, each
@@ -27,7 +28,7 @@ type Runner struct {
 	byProc  map[int]*client.Process // history process id -> its OS process
 	slots   []*Session
 	logs    []*os.File
-	stops   map[int]chan Stop
+	stops   map[int]chan moment.Stop
 	nextSub int
 	closed  bool
 	catches []*catch // faults waiting for their moment (moments.go)
@@ -42,14 +43,6 @@ type Runner struct {
 	mixedBy map[int]string
 	// inspecting serialises the harness's reads after refusals.
 	inspecting sync.Mutex
-}
-
-// Stop is a client that stopped itself at an armed point.
-type Stop struct {
-	Process int // the history process whose request reached the point
-	Point   string
-	Key     string
-	Proc    *client.Process
 }
 
 // NewRunner checks the configuration and builds the named workload.
@@ -67,7 +60,7 @@ func NewRunner(name string, cfg Config) (*Runner, error) {
 	if cfg.Rec == nil {
 		return nil, errors.New("a workload needs a history recorder")
 	}
-	return &Runner{cfg: cfg, w: k.New(cfg), kind: k, byProc: map[int]*client.Process{}, stops: map[int]chan Stop{}, gates: newGates(), latencies: latencies{}}, nil
+	return &Runner{cfg: cfg, w: k.New(cfg), kind: k, byProc: map[int]*client.Process{}, stops: map[int]chan moment.Stop{}, gates: newGates(), latencies: latencies{}}, nil
 }
 
 // Run sets the resource up, drives the clients until stop closes or ctx
@@ -151,7 +144,7 @@ func (r *Runner) Client(n int) (int, *client.Process, error) {
 // WaitClient is Client once slot n has a process: a slot has none while
 // its first process starts (seconds on a loaded machine) or while a dead
 // one is replaced. It fails when ctx ends first or n is no slot.
-func (r *Runner) WaitClient(ctx context.Context, n int) (int, *client.Process, error) {
+func (r *Runner) WaitClient(ctx context.Context, n int) (int, moment.Process, error) {
 	if n < 0 || n >= r.cfg.Clients {
 		return 0, nil, fmt.Errorf("no client %d (the run has %d)", n, r.cfg.Clients)
 	}
@@ -174,12 +167,12 @@ func (r *Runner) WaitClient(ctx context.Context, n int) (int, *client.Process, e
 func (r *Runner) Slots() int { return r.cfg.Clients }
 
 // WatchStops delivers every client's stop at an armed point until cancel.
-func (r *Runner) WatchStops() (<-chan Stop, func()) {
+func (r *Runner) WatchStops() (<-chan moment.Stop, func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	id := r.nextSub
 	r.nextSub++
-	ch := make(chan Stop, 16)
+	ch := make(chan moment.Stop, 16)
 	r.stops[id] = ch
 	return ch, func() {
 		r.mu.Lock()
@@ -188,7 +181,7 @@ func (r *Runner) WatchStops() (<-chan Stop, func()) {
 	}
 }
 
-func (r *Runner) stopped(s Stop) {
+func (r *Runner) stopped(s moment.Stop) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.stops) == 0 && s.Proc != nil {

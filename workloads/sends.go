@@ -5,47 +5,14 @@ import (
 	"slices"
 	"time"
 
-	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/workloads/moment"
 )
-
-// Aim is a request a fault times itself from: client slot Slot's (AnySlot:
-// any client's) next Op (history.Acquire, history.Release, or
-// history.Renew for the holder's extend or reacquire) of Key ("": of any
-// key). Quiet
-// takes only a request written while no other client holds Key or is
-// asking for it, so that an acquire meets a free key.
-type Aim struct {
-	Op    history.F
-	Key   string
-	Slot  int
-	Quiet bool
-}
-
-// Sending is a request caught the moment the harness wrote it to its
-// client. The client is not held: its request is in flight, and a fault
-// that strikes a delay after At lands inside the lock's operation or after
-// it, as the client's speed has it.
-type Sending struct {
-	Slot    int
-	Process int // the history process whose request it is
-	Proc    *client.Process
-	// ID is the request's id: Proc.Answered(ID) tells whether its reply
-	// has been read.
-	ID         int64
-	Op         history.F
-	Key, Lease string
-	At         time.Time
-	// Latency is the client's recent latency for Op, from the write of the
-	// request to the read of an ok reply: the median of its last ones, or
-	// of every client's while it has too few of its own.
-	Latency time.Duration
-}
 
 // sendCatch is one fault waiting for a request.
 type sendCatch struct {
-	aim Aim
-	got chan *Sending // buffered: a session never blocks on delivery
+	aim moment.Aim
+	got chan *moment.Sending // buffered: a session never blocks on delivery
 }
 
 // latencies keeps each client slot's recent latencies per operation.
@@ -66,8 +33,8 @@ const (
 // CatchSend waits until a client writes a request that a matches and
 // returns it. It fails only when ctx ends first. A request is caught only
 // once some latency for its operation is known.
-func (r *Runner) CatchSend(ctx context.Context, a Aim) (*Sending, error) {
-	c := &sendCatch{aim: a, got: make(chan *Sending, 1)}
+func (r *Runner) CatchSend(ctx context.Context, a moment.Aim) (*moment.Sending, error) {
+	c := &sendCatch{aim: a, got: make(chan *moment.Sending, 1)}
 	r.mu.Lock()
 	r.sendCatches = append(r.sendCatches, c)
 	r.mu.Unlock()
@@ -94,7 +61,7 @@ func (r *Runner) offerSend(s *Session, inv history.Op, id int64, at time.Time) b
 	var match *sendCatch
 	for _, c := range r.sendCatches {
 		a := c.aim
-		if a.Op == inv.F && (a.Key == "" || a.Key == inv.Key) && (a.Slot == AnySlot || a.Slot == s.slot) {
+		if a.Op == inv.F && (a.Key == "" || a.Key == inv.Key) && (a.Slot == moment.AnySlot || a.Slot == s.slot) {
 			match = c
 			break
 		}
@@ -119,7 +86,7 @@ func (r *Runner) offerSend(s *Session, inv history.Op, id int64, at time.Time) b
 		return false // it gave up meanwhile
 	}
 	r.sendCatches = slices.Delete(r.sendCatches, i, i+1)
-	match.got <- &Sending{Slot: s.slot, Process: inv.Process, Proc: proc, ID: id, Op: inv.F, Key: inv.Key, Lease: inv.Lease, At: at, Latency: lat}
+	match.got <- &moment.Sending{Slot: s.slot, Process: inv.Process, Proc: asProcess(proc), ID: id, Op: inv.F, Key: inv.Key, Lease: inv.Lease, At: at, Latency: lat}
 	return true
 }
 
@@ -155,7 +122,7 @@ func (r *Runner) noteLatency(slot int, op history.F, d time.Duration) {
 	r.latencies[k] = ds
 }
 
-// latencyLocked is slot's recent latency for op (see Sending.Latency), 0
+// latencyLocked is slot's recent latency for op (see moment.Sending.Latency), 0
 // when none is known yet. Call it under r.mu.
 func (r *Runner) latencyLocked(slot int, op history.F) time.Duration {
 	ds := r.latencies[latencyKey{slot, op}]

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/history"
+	"github.com/deadbolt-lab/deadbolt/workloads/moment"
 )
 
 // Session is one client slot: a loop of lock, work, release, run by one
@@ -471,7 +472,7 @@ func (s *Session) onEvent(ev client.Event) {
 		s.mu.Lock()
 		id, p := s.process, s.proc
 		s.mu.Unlock()
-		s.r.stopped(Stop{Process: id, Point: ev.Point, Key: ev.Key, Proc: p})
+		s.r.stopped(moment.Stop{Process: id, Point: ev.Point, Key: ev.Key, Proc: asProcess(p)})
 		return
 	}
 	s.mu.Lock()

@@ -343,6 +343,11 @@ func (c *Cluster) Spec() cluster.Spec {
 	return s
 }
 
+// Topology, HealthTimeout and FailoverWithin are its Spec's.
+func (c *Cluster) Topology() string              { return c.opts.Topology }
+func (c *Cluster) HealthTimeout() time.Duration  { return c.Spec().HealthTimeout() }
+func (c *Cluster) FailoverWithin() time.Duration { return c.Spec().FailoverWithin() }
+
 // WaitHealthy waits until every node answers its peers, then replicates
 // the master to them: a healthy deployment's replicas have caught up.
 func (c *Cluster) WaitHealthy(ctx context.Context, timeout time.Duration) error {

@@ -236,9 +236,17 @@ func (n *Node) Client() *redis.Client {
 	return redis.NewClient(&redis.Options{Addr: n.Addr(), MaxRetries: -1, DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second})
 }
 
-// PatientClient is a new connection that waits longer for a reply.
+// PatientClient is a new connection that waits longer for a reply, and
+// no longer than a call's context allows.
 func (n *Node) PatientClient() *redis.Client {
-	return redis.NewClient(&redis.Options{Addr: n.Addr(), MaxRetries: -1, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second})
+	return redis.NewClient(&redis.Options{Addr: n.Addr(), MaxRetries: -1, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second, ContextTimeoutEnabled: true})
+}
+
+// Do sends the command on a patient connection of its own, closed after.
+func (n *Node) Do(ctx context.Context, args ...any) (any, error) {
+	rdb := n.PatientClient()
+	defer rdb.Close()
+	return rdb.Do(ctx, args...).Result()
 }
 
 // setMaster makes the node take writes, or refuse them as a replica.

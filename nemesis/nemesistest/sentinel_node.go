@@ -41,7 +41,14 @@ func (n sentinelNode) Client() *redis.Client {
 }
 
 func (n sentinelNode) PatientClient() *redis.Client {
-	return redis.NewClient(&redis.Options{Addr: n.s.addr(), MaxRetries: -1, ReadTimeout: 10 * time.Second})
+	return redis.NewClient(&redis.Options{Addr: n.s.addr(), MaxRetries: -1, ReadTimeout: 10 * time.Second, ContextTimeoutEnabled: true})
+}
+
+// Do sends the command on a patient connection of its own, closed after.
+func (n sentinelNode) Do(ctx context.Context, args ...any) (any, error) {
+	rdb := n.PatientClient()
+	defer rdb.Close()
+	return rdb.Do(ctx, args...).Result()
 }
 
 // GracefulFailover is what SENTINEL FAILOVER does: the replicas catch up

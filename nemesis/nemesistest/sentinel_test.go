@@ -27,7 +27,7 @@ func TestFailoverClientFollowsAFakeFailover(t *testing.T) {
 	old, err := c.Master(ctx)
 	require.NoError(t, err)
 	require.Equal(t, "redis-1", old.Name())
-	oc := old.Client()
+	oc := nemesistest.Client(t, old)
 	defer oc.Close()
 	require.Equal(t, "before", oc.Get(ctx, "k").Val(), "the client wrote to the master Sentinel named")
 
@@ -35,7 +35,7 @@ func TestFailoverClientFollowsAFakeFailover(t *testing.T) {
 	now, err := c.Master(ctx)
 	require.NoError(t, err)
 	require.Equal(t, "redis-2", now.Name())
-	nc := now.Client()
+	nc := nemesistest.Client(t, now)
 	defer nc.Close()
 	require.Eventually(t, func() bool {
 		return rdb.Set(ctx, "k", "after", 0).Err() == nil && nc.Get(ctx, "k").Val() == "after"

@@ -1,0 +1,19 @@
+// Package topology names the shapes a run's Redis deployment takes and the
+// roles of its nodes: the vocabulary that the cluster that starts the nodes,
+// the endpoints that reach them and the nemesis that breaks them share. It
+// imports nothing, so a package that only speaks of topologies (a fault,
+// say) pulls in neither Docker nor a Redis client.
+package topology
+
+// Topology names, as Endpoints carry them and faults declare what they
+// need.
+const (
+	// Sentinel is one master group that Sentinels manage: ask them for
+	// the master.
+	Sentinel = "sentinel"
+	// Independent is one or more standalone masters, one lock group each.
+	Independent = "independent"
+	// Cluster is one Redis Cluster: one lock group, each key on the
+	// master that owns its hash slot.
+	Cluster = "cluster"
+)
