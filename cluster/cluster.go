@@ -43,7 +43,7 @@ const (
 )
 
 // MasterName is the Sentinel master group of the sentinel topology.
-const MasterName = "deadbolt"
+const MasterName = topology.MasterName
 
 // Spec describes the nodes to start.
 type Spec struct {

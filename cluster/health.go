@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
 // HealAll heals every node (see Node.Heal) and every link.
@@ -23,15 +25,9 @@ func (c *Cluster) HealAll(ctx context.Context) error {
 }
 
 // HealthTimeout is how long a health check after a heal waits for the
-// cluster to agree: a minute, three on a Redis Cluster, whose healed node
-// may keep cluster-bus links that outlived the cut unanswered and answer
-// CLUSTERDOWN for about 50 s, once more than a minute, until TCP retries
-// them (README, "Redis Cluster").
+// cluster to agree (topology.HealthTimeout).
 func (s Spec) HealthTimeout() time.Duration {
-	if s.Topology == RedisCluster {
-		return 3 * time.Minute
-	}
-	return time.Minute
+	return topology.HealthTimeout(s.Topology)
 }
 
 // WaitHealthy waits until every node answers PING and each master group has

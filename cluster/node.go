@@ -32,7 +32,7 @@ const (
 )
 
 // ResourceName is the resource node's name.
-const ResourceName = "resource"
+const ResourceName = topology.ResourceName
 
 // Node is one Redis or Sentinel container with its fault hooks.
 type Node struct {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
 // sentinelConf names every node by hostname, so that Sentinel reports names
@@ -21,7 +23,7 @@ func sentinelConf(name, master string, quorum int, downAfter time.Duration, s Se
 		"sentinel announce-ip " + name,
 		fmt.Sprintf("sentinel monitor %s %s 6379 %d", MasterName, master, quorum),
 		fmt.Sprintf("sentinel down-after-milliseconds %s %d", MasterName, downAfter.Milliseconds()),
-		fmt.Sprintf("sentinel failover-timeout %s %d", MasterName, sentinelFailoverTimeout(downAfter).Milliseconds()),
+		fmt.Sprintf("sentinel failover-timeout %s %d", MasterName, topology.SentinelFailoverTimeout(downAfter).Milliseconds()),
 		fmt.Sprintf("sentinel parallel-syncs %s 1", MasterName),
 	}
 	if tls {

@@ -9,3 +9,6 @@ const (
 	// RoleResource holds the data a lock protects, outside the lock service.
 	RoleResource Role = "resource"
 )
+
+// ResourceName is the resource node's name.
+const ResourceName = "resource"

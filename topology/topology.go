@@ -1,8 +1,10 @@
 // Package topology names the shapes a run's Redis deployment takes and the
 // roles of its nodes: the vocabulary that the cluster that starts the nodes,
-// the endpoints that reach them and the nemesis that breaks them share. It
-// imports nothing, so a package that only speaks of topologies (a fault,
-// say) pulls in neither Docker nor a Redis client.
+// the endpoints that reach them and the nemesis that breaks them share, with
+// the timings a topology's failover and health checks take. It imports only
+// the standard library, so a package that only speaks of topologies (a
+// fault, say) pulls in neither Docker nor a Redis client, and the fake
+// cluster (nemesis/nemesistest) does without Docker.
 package topology
 
 // Topology names, as Endpoints carry them and faults declare what they
@@ -17,3 +19,6 @@ const (
 	// master that owns its hash slot.
 	Cluster = "cluster"
 )
+
+// MasterName is the Sentinel master group of the sentinel topology.
+const MasterName = "deadbolt"

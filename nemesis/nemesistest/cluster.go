@@ -22,15 +22,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/internal/linkproxy"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
+	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
 // Options shape a fake cluster.
 type Options struct {
-	// Topology is cluster.Sentinel (the default: a master failed over to
-	// its Replicas) or cluster.Independent (Masters masters that neither
+	// Topology is topology.Sentinel (the default: a master failed over to
+	// its Replicas) or topology.Independent (Masters masters that neither
 	// replicate nor fail over).
 	Topology string
 	Masters  int
@@ -91,19 +91,19 @@ func StartWith(t testing.TB, o Options) *Cluster {
 // New starts the nodes o asks for; Close stops them.
 func New(o Options) (*Cluster, error) {
 	if o.Topology == "" {
-		o.Topology = cluster.Sentinel
+		o.Topology = topology.Sentinel
 	}
 	size := o.Replicas + 1
 	switch o.Topology {
-	case cluster.Sentinel:
-	case cluster.Independent:
+	case topology.Sentinel:
+	case topology.Independent:
 		size = max(o.Masters, 1)
 	default:
 		return nil, fmt.Errorf("the fake cluster has no %s topology", o.Topology)
 	}
 	c := &Cluster{opts: o}
 	for i := range size {
-		n, err := newNode(c, fmt.Sprintf("redis-%d", i+1), cluster.RoleRedis)
+		n, err := newNode(c, fmt.Sprintf("redis-%d", i+1), topology.RoleRedis)
 		if err != nil {
 			c.Close()
 			return nil, err
@@ -115,7 +115,7 @@ func New(o Options) (*Cluster, error) {
 		n.setMaster(n == c.master || !c.failsOver())
 	}
 	if o.Resource {
-		n, err := newNode(c, cluster.ResourceName, cluster.RoleResource)
+		n, err := newNode(c, topology.ResourceName, topology.RoleResource)
 		if err != nil {
 			c.Close()
 			return nil, err
@@ -126,7 +126,7 @@ func New(o Options) (*Cluster, error) {
 	if o.LinkFaults {
 		c.links = linkproxy.New()
 	}
-	if o.Topology == cluster.Sentinel {
+	if o.Topology == topology.Sentinel {
 		s, err := startSentinel(c)
 		if err != nil {
 			c.Close()
@@ -139,7 +139,7 @@ func New(o Options) (*Cluster, error) {
 
 // failsOver reports whether the cluster promotes a replica when its master
 // is lost: the sentinel topology does, independent masters do not.
-func (c *Cluster) failsOver() bool { return c.opts.Topology == cluster.Sentinel }
+func (c *Cluster) failsOver() bool { return c.opts.Topology == topology.Sentinel }
 
 // Close stops every node.
 func (c *Cluster) Close() {
@@ -291,16 +291,16 @@ func (c *Cluster) Masters(ctx context.Context) ([]nemesis.Node, error) {
 }
 
 // ByRole lists the nodes of a role: the Redis nodes, the resource node, the Sentinel.
-func (c *Cluster) ByRole(r cluster.Role) []nemesis.Node {
+func (c *Cluster) ByRole(r topology.Role) []nemesis.Node {
 	var out []nemesis.Node
 	switch {
-	case r == cluster.RoleRedis:
+	case r == topology.RoleRedis:
 		for _, n := range c.nodes {
 			out = append(out, n)
 		}
-	case r == cluster.RoleResource && c.resource != nil:
+	case r == topology.RoleResource && c.resource != nil:
 		out = append(out, c.resource)
-	case r == cluster.RoleSentinel && c.sentinel != nil:
+	case r == topology.RoleSentinel && c.sentinel != nil:
 		out = append(out, sentinelNode{c.sentinel})
 	}
 	return out
@@ -328,25 +328,19 @@ func (c *Cluster) redisNode(name string) (*Node, error) {
 // Nodes are the Redis nodes, master first at the start.
 func (c *Cluster) Nodes() []*Node { return c.nodes }
 
-func (c *Cluster) GroupName() string { return cluster.MasterName }
+func (c *Cluster) GroupName() string { return topology.MasterName }
 
-// Spec is what the fake stands for, of its size.
-func (c *Cluster) Spec() cluster.Spec {
-	o := c.opts
-	// The fake fails over after DownAfter: a short one keeps the wait for
-	// a failover that never comes (FailoverWithin) short.
-	s := cluster.Spec{Topology: o.Topology, Masters: len(c.nodes), Resource: o.Resource, LinkFaults: o.LinkFaults, ClockFaults: o.ClockFaults, Quorum: 1, DownAfter: max(o.DownAfter, 100*time.Millisecond)}.Defaults()
-	s.Replicas, s.Sentinels = 0, 0 // Defaults' sizes are not the fake's
-	if c.failsOver() {
-		s.Masters, s.Replicas, s.Sentinels = 1, len(c.nodes)-1, 1
-	}
-	return s
+// Topology, HealthTimeout and FailoverWithin are those of the topology the
+// fake stands for.
+func (c *Cluster) Topology() string             { return c.opts.Topology }
+func (c *Cluster) HealthTimeout() time.Duration { return topology.HealthTimeout(c.opts.Topology) }
+
+// FailoverWithin counts from the fake's DownAfter, at least 100 ms: the
+// fake fails over after DownAfter, and a short one keeps the wait for a
+// failover that never comes short.
+func (c *Cluster) FailoverWithin() time.Duration {
+	return topology.FailoverWithin(c.opts.Topology, max(c.opts.DownAfter, 100*time.Millisecond))
 }
-
-// Topology, HealthTimeout and FailoverWithin are its Spec's.
-func (c *Cluster) Topology() string              { return c.opts.Topology }
-func (c *Cluster) HealthTimeout() time.Duration  { return c.Spec().HealthTimeout() }
-func (c *Cluster) FailoverWithin() time.Duration { return c.Spec().FailoverWithin() }
 
 // WaitHealthy waits until every node answers its peers, then replicates
 // the master to them: a healthy deployment's replicas have caught up.

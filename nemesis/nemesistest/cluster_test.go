@@ -10,6 +10,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/nemesis"
 	"github.com/deadbolt-lab/deadbolt/nemesis/nemesistest"
+	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
 // startWithClient starts a fake cluster and connects to its master.
@@ -115,10 +116,9 @@ func TestPausedNodeAnswersAfterResume(t *testing.T) {
 	}
 }
 
-// The fake's Spec is its own size, not Defaults'.
-func TestSpecIsTheFakesSize(t *testing.T) {
-	s := nemesistest.Start(t, 0).Spec()
-	require.Equal(t, [3]int{1, 0, 1}, [3]int{s.Masters, s.Replicas, s.Sentinels})
-	s = nemesistest.StartWith(t, nemesistest.Options{Topology: "independent", Masters: 3}).Spec()
-	require.Equal(t, [3]int{3, 0, 0}, [3]int{s.Masters, s.Replicas, s.Sentinels})
+// The fake waits for a failover of its own down-after, not of Docker's
+// default second, and for none on independent masters.
+func TestFailoverWithinIsTheFakesOwn(t *testing.T) {
+	require.Equal(t, topology.FailoverWithin(topology.Sentinel, 100*time.Millisecond), nemesistest.Start(t, 0).FailoverWithin())
+	require.Zero(t, nemesistest.StartWith(t, nemesistest.Options{Topology: topology.Independent, Masters: 3}).FailoverWithin())
 }

@@ -3,8 +3,8 @@ package nemesistest
 import (
 	"maps"
 
-	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/endpoints"
+	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
 // Endpoints are how the workload's clients reach the fake: through its
@@ -20,7 +20,7 @@ func (c *Cluster) Endpoints() endpoints.Endpoints {
 		}
 	}
 	if c.sentinel != nil {
-		e.MasterName, e.Sentinels = cluster.MasterName, []string{sentinelName}
+		e.MasterName, e.Sentinels = topology.MasterName, []string{sentinelName}
 		e.Addresses[sentinelName] = c.sentinel.addr()
 	}
 	if c.resource != nil {

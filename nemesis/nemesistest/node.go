@@ -10,14 +10,14 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
 // Node is one Redis node of the fake: a miniredis server on 127.0.0.1,
 // reached by real clients, that faults kill, pause and isolate.
 type Node struct {
 	name string
-	role cluster.Role
+	role topology.Role
 	c    *Cluster
 
 	mu       sync.Mutex
@@ -34,7 +34,7 @@ type Node struct {
 	stop      chan struct{}
 }
 
-func newNode(c *Cluster, name string, role cluster.Role) (*Node, error) {
+func newNode(c *Cluster, name string, role topology.Role) (*Node, error) {
 	n := &Node{name: name, role: role, c: c}
 	if err := n.serve(""); err != nil {
 		return nil, err
@@ -84,8 +84,8 @@ func (n *Node) expire(srv *miniredis.Miniredis, stop <-chan struct{}) {
 	}
 }
 
-func (n *Node) Name() string       { return n.name }
-func (n *Node) Role() cluster.Role { return n.role }
+func (n *Node) Name() string        { return n.name }
+func (n *Node) Role() topology.Role { return n.role }
 
 // logical is the node's address as clients and the Sentinel name it.
 func (n *Node) logical() string { return n.name + ":" + redisPort }

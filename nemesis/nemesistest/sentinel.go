@@ -8,7 +8,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/alicebob/miniredis/v2/server"
 
-	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
 // sentinelName is the fake Sentinel's logical address, as clients name it.
@@ -63,7 +63,7 @@ func (s *sentinel) switched(old, now *Node) {
 		}
 	}
 	s.mu.Unlock()
-	s.srv.Publish("+switch-master", strings.Join([]string{cluster.MasterName, old.name, redisPort, now.name, redisPort}, " "))
+	s.srv.Publish("+switch-master", strings.Join([]string{topology.MasterName, old.name, redisPort, now.name, redisPort}, " "))
 }
 
 // redisPort is the port of every node's logical address.
@@ -73,10 +73,10 @@ const redisPort = "6379"
 // sentinels, master and failover, for the one group the fake has.
 func (s *sentinel) command(p *server.Peer, cmd string, args []string) {
 	if len(args) != 2 {
-		p.WriteError(fmt.Sprintf("ERR the fake Sentinel answers SENTINEL <sub> %s only", cluster.MasterName))
+		p.WriteError(fmt.Sprintf("ERR the fake Sentinel answers SENTINEL <sub> %s only", topology.MasterName))
 		return
 	}
-	if args[1] != cluster.MasterName {
+	if args[1] != topology.MasterName {
 		p.WriteNull()
 		return
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/nemesis"
+	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
 // sentinelNode is the fake Sentinel as a node a fault may target: asked
@@ -18,8 +18,8 @@ type sentinelNode struct{ s *sentinel }
 
 var _ nemesis.Node = sentinelNode{}
 
-func (n sentinelNode) Name() string       { return "sentinel-1" }
-func (n sentinelNode) Role() cluster.Role { return cluster.RoleSentinel }
+func (n sentinelNode) Name() string        { return "sentinel-1" }
+func (n sentinelNode) Role() topology.Role { return topology.RoleSentinel }
 
 func (n sentinelNode) refuse(what string) error {
 	return fmt.Errorf("%s: the fake cluster cannot %s its Sentinel", n.Name(), what)

@@ -8,8 +8,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/nemesis/nemesistest"
+	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
 // A go-redis FailoverClient finds the master through the fake Sentinel and
@@ -20,7 +20,7 @@ func TestFailoverClientFollowsAFakeFailover(t *testing.T) {
 	ctx := context.Background()
 	c := nemesistest.Start(t, 2)
 	e := c.Endpoints()
-	require.Equal(t, cluster.Sentinel, e.Topology)
+	require.Equal(t, topology.Sentinel, e.Topology)
 	rdb := redis.NewFailoverClient(&redis.FailoverOptions{MasterName: e.MasterName, SentinelAddrs: e.Sentinels, Dialer: e.Dialer().Dial, MaxRetries: -1})
 	defer rdb.Close()
 	require.NoError(t, rdb.Set(ctx, "k", "before", 0).Err())
@@ -56,9 +56,9 @@ func TestFakeSentinelAnswersTheGroupsRoles(t *testing.T) {
 	e := c.Endpoints()
 	s := redis.NewSentinelClient(&redis.Options{Addr: e.Sentinels[0], Dialer: e.Dialer().Dial})
 	defer s.Close()
-	require.Equal(t, []string{"redis-1", "6379"}, s.GetMasterAddrByName(ctx, cluster.MasterName).Val())
+	require.Equal(t, []string{"redis-1", "6379"}, s.GetMasterAddrByName(ctx, topology.MasterName).Val())
 	names := func() []string {
-		rs, err := s.Replicas(ctx, cluster.MasterName).Result()
+		rs, err := s.Replicas(ctx, topology.MasterName).Result()
 		require.NoError(t, err)
 		var out []string
 		for _, r := range rs {
@@ -67,13 +67,13 @@ func TestFakeSentinelAnswersTheGroupsRoles(t *testing.T) {
 		return out
 	}
 	require.Equal(t, []string{"redis-2:6379 slave", "redis-3:6379 slave"}, names())
-	ss, err := s.Sentinels(ctx, cluster.MasterName).Result()
+	ss, err := s.Sentinels(ctx, topology.MasterName).Result()
 	require.NoError(t, err)
 	require.Empty(t, ss)
 	require.Error(t, s.GetMasterAddrByName(ctx, "other").Err(), "one group only")
 
 	m, _ := c.Master(ctx)
 	require.NoError(t, m.Kill(ctx))
-	require.Equal(t, []string{"redis-2", "6379"}, s.GetMasterAddrByName(ctx, cluster.MasterName).Val())
+	require.Equal(t, []string{"redis-2", "6379"}, s.GetMasterAddrByName(ctx, topology.MasterName).Val())
 	require.Equal(t, []string{"redis-1:6379 slave", "redis-3:6379 slave"}, names())
 }
