@@ -174,20 +174,28 @@ func (x *explorer) shrink(ctx context.Context, f *Finding, g Generated) (*Shrunk
 	}
 	best, kept := s, runs
 	tried := map[string]bool{key(s): true}
+	// A change that did not break the lock is not tried again after
+	// another change was kept: the same shorter fault, say, on a scenario
+	// that differs only in its holds.
+	failed := map[string]bool{}
 	x.o.logf("explore: shrinking run %d (%s on %s): confirmed on %d seeds", g.Index, f.Anomaly, f.Lock, len(sh.Seeds))
 	for ctx.Err() == nil && x.o.ShrinkRuns-sh.Runs >= x.trialCost(f) {
 		improved := false
 		stream := Candidates(best)
 		for v, more := stream(); more && ctx.Err() == nil && x.o.ShrinkRuns-sh.Runs >= x.trialCost(f); v, more = stream() {
 			c := v.(scenarios.Scenario)
-			k := key(c)
-			if tried[k] || !x.runnable(c, f) {
+			k, change := key(c), changed(best, c)
+			again := change + " " + stepNames(c) // which step went, too
+			if tried[k] || failed[again] || !x.runnable(c, f) {
 				continue
 			}
 			tried[k] = true
 			ok, runs := x.breaks(ctx, c, f, sh)
-			sh.Trials = append(sh.Trials, trialOf(changed(best, c), ok, runs))
-			x.o.logf("explore: shrinking run %d: %s: %s", g.Index, changed(best, c), map[bool]string{true: "still breaks it, kept", false: "no longer does"}[ok])
+			sh.Trials = append(sh.Trials, trialOf(change, ok, runs))
+			x.o.logf("explore: shrinking run %d: %s: %s", g.Index, change, map[bool]string{true: "still breaks it, kept", false: "no longer does"}[ok])
+			if !ok {
+				failed[again] = true
+			}
 			if ok {
 				best, kept, improved = c, runs, true
 				break
@@ -412,4 +420,14 @@ func Shrink(ctx context.Context, o ShrinkOptions) (*Shrunk, scenarios.Scenario, 
 		return sh, best, runs, scenarios.ErrInterrupted
 	}
 	return sh, best, runs, nil
+}
+
+// stepNames are a scenario's steps by fault and target, in order: what a
+// dropped step leaves, apart from the lengths that other changes shorten.
+func stepNames(s scenarios.Scenario) string {
+	var names []string
+	for _, st := range s.Fault.Steps {
+		names = append(names, st.Fault+"@"+st.Target)
+	}
+	return strings.Join(names, ",")
 }

@@ -162,3 +162,56 @@ func TestAnUnconfirmedFindingIsPassedOverForTheNext(t *testing.T) {
 		t.Errorf("its write-up has no replay line: %v\n%s", err, b)
 	}
 }
+
+// A length whose half is below its least goes to the least first, not by
+// ever smaller cuts toward it; a cut of under a twentieth is no candidate.
+func TestHalvingGoesToTheFloorFirst(t *testing.T) {
+	lengths := func(d, least time.Duration, n int) []time.Duration {
+		var out []time.Duration
+		stream := halving(d, least, n, func(x time.Duration) scenarios.Scenario {
+			return scenarios.Scenario{Time: scenarios.Duration(x)}
+		})
+		for v, ok := stream(); ok; v, ok = stream() {
+			out = append(out, v.(scenarios.Scenario).Time.D())
+		}
+		return out
+	}
+	if got := lengths(9*time.Second, 8*time.Second, 2); len(got) == 0 || got[0] != 8*time.Second || len(got) > 2 {
+		t.Errorf("9s toward 8s: %v", got)
+	}
+	if got := lengths(4*time.Second, 100*time.Millisecond, 2); len(got) != 2 || got[0] != 2*time.Second {
+		t.Errorf("4s toward 100ms: %v", got)
+	}
+	for _, x := range lengths(8400*time.Millisecond, 8*time.Second, 2) {
+		t.Errorf("a cut of under a twentieth: 8.4s -> %s", x)
+	}
+}
+
+// A change that did not break the lock is not tried again once another
+// change was kept (the same shorter pause on a scenario with shorter
+// holds).
+func TestAFailedChangeIsNotTriedAgain(t *testing.T) {
+	x := &explorer{o: Options{Parallel: 2, ShrinkRuns: 500, Seeds: 3}}
+	x.run = func(_ context.Context, s scenarios.Scenario, lock string, seed uint64) Run {
+		v := "valid"
+		if lock == "reentrant" && slices.ContainsFunc(s.Fault.Steps, func(st nemesis.Step) bool { return st.Fault == "pause-client" && st.For >= 2*time.Second }) {
+			v = "invalid"
+		}
+		return Run{Lock: lock, Seed: seed, Verdict: v}
+	}
+	sh, _, _ := x.shrink(context.Background(), &Finding{Lock: "reentrant"}, Generated{Scenario: big(), Seed: 11})
+	seen := map[string]int{}
+	for _, tr := range sh.Trials {
+		if !tr.Kept && strings.Contains(tr.Change, "for 2s -> ") {
+			seen[tr.Change]++
+		}
+	}
+	if len(seen) == 0 {
+		t.Fatalf("the pause was never tried shorter: %+v", sh.Trials)
+	}
+	for change, n := range seen {
+		if n > 1 {
+			t.Errorf("%q tried %d times", change, n)
+		}
+	}
+}
