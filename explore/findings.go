@@ -174,9 +174,9 @@ func (x *explorer) shrink(ctx context.Context, f *Finding, g Generated) (*Shrunk
 	}
 	best, kept := s, runs
 	tried := map[string]bool{key(s): true}
-	// A change that did not break the lock is not tried again after
-	// another change was kept: the same shorter fault, say, on a scenario
-	// that differs only in its holds.
+	// A change that did not break the lock is not tried again while the
+	// faults stay as they were (the same shorter fault on a scenario that
+	// differs only in its holds); once a fault changed, it may.
 	failed := map[string]bool{}
 	x.o.logf("explore: shrinking run %d (%s on %s): confirmed on %d seeds", g.Index, f.Anomaly, f.Lock, len(sh.Seeds))
 	for ctx.Err() == nil && x.o.ShrinkRuns-sh.Runs >= x.trialCost(f) {
@@ -185,7 +185,7 @@ func (x *explorer) shrink(ctx context.Context, f *Finding, g Generated) (*Shrunk
 		for v, more := stream(); more && ctx.Err() == nil && x.o.ShrinkRuns-sh.Runs >= x.trialCost(f); v, more = stream() {
 			c := v.(scenarios.Scenario)
 			k, change := key(c), changed(best, c)
-			again := change + " " + stepNames(c) // which step went, too
+			again := change + " " + key(scenarios.Scenario{Fault: c.Fault})
 			if tried[k] || failed[again] || !x.runnable(c, f) {
 				continue
 			}
@@ -420,14 +420,4 @@ func Shrink(ctx context.Context, o ShrinkOptions) (*Shrunk, scenarios.Scenario, 
 		return sh, best, runs, scenarios.ErrInterrupted
 	}
 	return sh, best, runs, nil
-}
-
-// stepNames are a scenario's steps by fault and target, in order: what a
-// dropped step leaves, apart from the lengths that other changes shorten.
-func stepNames(s scenarios.Scenario) string {
-	var names []string
-	for _, st := range s.Fault.Steps {
-		names = append(names, st.Fault+"@"+st.Target)
-	}
-	return strings.Join(names, ",")
 }
