@@ -24,7 +24,7 @@ const amplifyRepeats = 3
 // Amplified are stronger versions of a plan scenario s, the mildest
 // first, each named by the change it makes; none when s is no plan.
 func Amplified(s scenarios.Scenario) []Amplification {
-	if s.Nemesis != "plan" || len(s.Fault.Steps) == 0 {
+	if s.Nemesis != nemesis.PlanSchedule || len(s.Fault.Steps) == 0 {
 		return nil
 	}
 	var out []Amplification

@@ -112,7 +112,7 @@ func (c callColumn) draw(lock string, o scenarios.RunOptions) (scenarios.Scenari
 	}
 	b := &build{d: newDrawer(0, 0, c.name), o: offer, place: offer.Places[0], ttl: time.Second}
 	b.aim = Aim{Family: f.name, Call: call}
-	b.s = scenarios.Scenario{Name: c.name + "@" + lock, Expect: scenarios.Unknown, Lock: lock, Cluster: b.place.Spec(), Nemesis: "plan"}
+	b.s = scenarios.Scenario{Name: c.name + "@" + lock, Expect: scenarios.Unknown, Lock: lock, Cluster: b.place.Spec(), Nemesis: nemesis.PlanSchedule}
 	b.s.TTL, b.s.Pause = scenarios.Duration(b.ttl), scenarios.Duration(20*time.Millisecond)
 	b.shape(call)
 	b.s.Clients, b.s.Keys, b.s.Reenter, b.s.Queue = 3, []string{"k0"}, false, false

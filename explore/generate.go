@@ -69,7 +69,7 @@ func Generate(o Offer, seed uint64, index, try int) (Generated, error) {
 		Expect:  scenarios.Unknown,
 		Lock:    o.Lock,
 		Cluster: b.place.Spec(),
-		Nemesis: "plan",
+		Nemesis: nemesis.PlanSchedule,
 	}
 	b.s.TTL = scenarios.Duration(b.ttl)
 	b.s.Pause = scenarios.Duration(20 * time.Millisecond)
@@ -235,7 +235,7 @@ func (b *build) reads() bool {
 // run with holds this long can make.
 func (b *build) timing() {
 	span := 8 * b.ttl
-	if b.s.Nemesis == "plan" {
+	if b.s.Nemesis == nemesis.PlanSchedule {
 		span = (&nemesis.Plan{Steps: b.s.Fault.Steps}).Span(b.ttl)
 	}
 	b.s.Time = scenarios.Duration(max(span+2*time.Second+2*b.ttl, 4*time.Second))

@@ -85,7 +85,7 @@ func halving(d, least time.Duration, n int, set func(time.Duration) scenarios.Sc
 // follow the damage); the next step strikes when the dropped one would
 // have, plus its own wait.
 func fewerSteps(s scenarios.Scenario) gopter.Shrink {
-	if s.Nemesis != "plan" || len(s.Fault.Steps) < 2 {
+	if s.Nemesis != nemesis.PlanSchedule || len(s.Fault.Steps) < 2 {
 		return gopter.NoShrink
 	}
 	var cs []scenarios.Scenario
@@ -272,7 +272,7 @@ func withStep(s scenarios.Scenario, i int, set func(*nemesis.Step)) scenarios.Sc
 // settle toward its default.
 func shorterPhase(s scenarios.Scenario) gopter.Shrink {
 	need := time.Second
-	if s.Nemesis == "plan" {
+	if s.Nemesis == nemesis.PlanSchedule {
 		need = (&nemesis.Plan{Steps: s.Fault.Steps}).Span(s.TTL.D()) + 2*time.Second + s.TTL.D()
 	}
 	return halving(s.Time.D(), need, 2, func(d time.Duration) scenarios.Scenario {

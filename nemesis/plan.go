@@ -13,8 +13,12 @@ import (
 	"github.com/deadbolt-lab/deadbolt/workloads/moment"
 )
 
+// PlanSchedule is the name the plan schedule is registered under: a
+// scenario's steps, as code that builds one names it.
+const PlanSchedule = "plan"
+
 func init() {
-	register("plan", "", "the faults of the scenario's steps, each on its target at its moment (see `deadbolt faults`)",
+	register(PlanSchedule, "", "the faults of the scenario's steps, each on its target at its moment (see `deadbolt faults`)",
 		func(p Params) Nemesis { return &Plan{Steps: p.Steps} }, []string{"steps"})
 }
 

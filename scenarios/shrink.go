@@ -108,7 +108,7 @@ func atItsMoment(s nemesis.Step, ops []history.Op, start history.Op) nemesis.Ste
 // them: the plan's span, the two seconds Prepare asks, and room for the
 // steps to strike later than the run they came from did (drift).
 func AsPlan(s Scenario, steps []nemesis.Step) Scenario {
-	s.Nemesis, s.Fault = "plan", nemesis.Params{Steps: steps}
+	s.Nemesis, s.Fault = nemesis.PlanSchedule, nemesis.Params{Steps: steps}
 	ttl := s.TTL.D()
 	phase := max(s.Time.D(), planTime(steps, ttl))
 	if slack := phase - planTime(steps, ttl); slack < drift(steps, ttl) {
