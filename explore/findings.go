@@ -54,11 +54,12 @@ type Trial struct {
 func (x *explorer) shrinkFindings(ctx context.Context, gens []Generated, rep *Report) error {
 	dir := filepath.Join(x.o.Dir, "findings")
 	shrunk, tried := 0, 0
-	for i := range rep.Findings {
+	for _, i := range lockFirst(rep) {
 		f := &rep.Findings[i]
 		// The first Shrink findings that break the lock on every seed are
 		// shrunk; one that does not is passed over for the next (at most
-		// three tries a shrink), its confirmation's runs shown.
+		// three tries a shrink), its confirmation's runs shown. Those that
+		// break the lock explored come before those that break --against.
 		if shrunk < x.o.Shrink && tried < 3*x.o.Shrink {
 			tried++
 			if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -98,6 +99,21 @@ func (x *explorer) shrinkFindings(ctx context.Context, gens []Generated, rep *Re
 		f.Replay = x.replay(f.File, f.Lock, seed)
 	}
 	return nil
+}
+
+// lockFirst are the findings' indices, those that break rep.Lock first
+// (what was asked of the exploration), then those that break the second
+// lock, each in the order found.
+func lockFirst(rep *Report) []int {
+	var first, then []int
+	for i, f := range rep.Findings {
+		if f.Lock == rep.Lock {
+			first = append(first, i)
+		} else {
+			then = append(then, i)
+		}
+	}
+	return append(first, then...)
 }
 
 func againstWords(against string) string {

@@ -217,3 +217,13 @@ func TestAFailedChangeIsNotTriedAgain(t *testing.T) {
 		}
 	}
 }
+
+// With a second lock, the findings that break the lock explored are tried
+// first: one that breaks only the second lock does not spend a try ahead
+// of them.
+func TestFindingsOfTheLockExploredAreTriedFirst(t *testing.T) {
+	rep := &Report{Lock: "a", Against: "f", Findings: []Finding{{Lock: "f"}, {Lock: "a"}, {Lock: "f"}, {Lock: "a"}}}
+	if got := lockFirst(rep); !slices.Equal(got, []int{1, 3, 0, 2}) {
+		t.Errorf("order %v", got)
+	}
+}
