@@ -84,4 +84,7 @@ func TestAFlakyBreakIsConfirmedStronger(t *testing.T) {
 	if sh.Trials[1].Change != "the faults struck 3 times" || !sh.Trials[1].Kept {
 		t.Errorf("trials %+v", sh.Trials[:2])
 	}
+	if n := candidates(sh); n != len(sh.Trials)-2 {
+		t.Errorf("%d candidates of %d trials: the generated scenario and its stronger version are none", n, len(sh.Trials))
+	}
 }

@@ -113,9 +113,9 @@ func Markdown(w io.Writer, rep *Report) {
 		case !f.Shrink.Confirmed:
 			p("   - not confirmed: on seeds %v %s gave %s; not shrunk", f.Shrink.Seeds, lastTried(f.Shrink), ReplayWords(f.Shrink.Replays))
 		case f.Shrink.Amplified != "":
-			p("   - broke it on every seed with %s; shrunk in %s (%d candidates): %s", f.Shrink.Amplified, checker.Plural(f.Shrink.Runs, "run"), len(f.Shrink.Trials)-1, ReplayWords(f.Shrink.Replays))
+			p("   - broke it on every seed with %s; shrunk in %s (%d candidates): %s", f.Shrink.Amplified, checker.Plural(f.Shrink.Runs, "run"), candidates(f.Shrink), ReplayWords(f.Shrink.Replays))
 		default:
-			p("   - shrunk in %s (%d candidates): %s", checker.Plural(f.Shrink.Runs, "run"), len(f.Shrink.Trials)-1, ReplayWords(f.Shrink.Replays))
+			p("   - shrunk in %s (%d candidates): %s", checker.Plural(f.Shrink.Runs, "run"), candidates(f.Shrink), ReplayWords(f.Shrink.Replays))
 		}
 		p("   - file: `%s`", f.File)
 		if f.Writeup != "" {
@@ -277,4 +277,16 @@ func lastTried(sh *Shrunk) string {
 		return "the scenario with " + sh.Trials[n-1].Change
 	}
 	return "the scenario as generated"
+}
+
+// candidates is how many simpler scenarios a confirmed shrink tried: the
+// trials after the one that confirmed it (the scenario as generated, or
+// the stronger version kept).
+func candidates(sh *Shrunk) int {
+	for i, t := range sh.Trials {
+		if t.Kept {
+			return len(sh.Trials) - i - 1
+		}
+	}
+	return 0
 }
