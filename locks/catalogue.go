@@ -52,6 +52,10 @@ type Catalogue interface {
 	// Renews: the lock renews a lease on its own while it is held (a
 	// watchdog), so its renewals decide a lease as an extend does.
 	Renews(name string) bool
+	// Resends: the lock's client sends a command again when its reply did
+	// not come in time, so a node's stall past the call timeout decides
+	// a lease.
+	Resends(name string) bool
 }
 
 // Registry is the catalogue of the locks compiled into deadbolt.
@@ -79,6 +83,7 @@ func (registryCatalogue) TLS(string) error { return nil }
 func (registryCatalogue) Calls(name string) []string  { return Calls(name) }
 func (registryCatalogue) Points(name string) []string { return Points(name) }
 func (registryCatalogue) Renews(name string) bool     { return Renews(name) }
+func (registryCatalogue) Resends(name string) bool    { return Resends(name) }
 
 func (registryCatalogue) Offers(name, call string) error {
 	if err := Lookup(name); err != nil {
@@ -149,6 +154,9 @@ type Declaration struct {
 	// Renews: the lock renews a lease on its own while it is held (a
 	// watchdog), telling each renewal as a renew event.
 	Renews bool `json:"renews,omitempty"`
+	// Resends: the lock's client library sends a command again when its
+	// reply did not come within the call timeout (its default retries).
+	Resends bool `json:"resends,omitempty"`
 	// Library and Version name the third-party library the lock runs and
 	// the version the driver was built with, as the driver's own build
 	// reports it (absent for deadbolt's own locks).
@@ -164,7 +172,7 @@ const maxGroups = 9
 
 // Declare is a registered lock's declaration: the Go driver's hello.
 func Declare(name string) Declaration {
-	d := Declaration{Summary: Summary(name), Points: Points(name), Reentrant: Reentrant(name), Fencing: Fencing(name), Queues: Queues(name), TLS: Registry.TLS(name) == nil, Calls: Calls(name), Renews: Renews(name)}
+	d := Declaration{Summary: Summary(name), Points: Points(name), Reentrant: Reentrant(name), Fencing: Fencing(name), Queues: Queues(name), TLS: Registry.TLS(name) == nil, Calls: Calls(name), Renews: Renews(name), Resends: Resends(name)}
 	for n := 1; n <= maxGroups; n++ {
 		if Fits(name, n) != nil {
 			continue
@@ -276,6 +284,7 @@ func (d Declared) SentinelMode(name, asked string) (string, error) {
 func (d Declared) Calls(name string) []string  { return d.Info[name].Calls }
 func (d Declared) Points(name string) []string { return d.Info[name].Points }
 func (d Declared) Renews(name string) bool     { return d.Info[name].Renews }
+func (d Declared) Resends(name string) bool    { return d.Info[name].Resends }
 
 func (d Declared) Offers(name, call string) error {
 	if err := d.Lookup(name); err != nil {

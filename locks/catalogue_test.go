@@ -48,6 +48,7 @@ func TestDeclarationsAnswerAsTheRegistry(t *testing.T) {
 		require.Equal(t, locks.Reentrant(n), d.Reentrant(n), n)
 		require.Equal(t, locks.Fencing(n), d.Fencing(n), n)
 		require.Equal(t, locks.Queues(n), d.Queues(n), n)
+		require.Equal(t, locks.Resends(n), d.Resends(n), n)
 		require.Equal(t, locks.HasPoint(n, "after-get") == nil, d.HasPoint(n, "after-get") == nil, n)
 		for _, call := range []string{locks.CallExtend, locks.CallReacquire} {
 			require.Equal(t, locks.Registry.Offers(n, call) == nil, d.Offers(n, call) == nil, "%s %s", n, call)

@@ -471,6 +471,13 @@ def library_retry():
     return {"retry": copy.deepcopy(default.default)}
 
 
+def resends():
+    """Whether the client sends a command that timed out again (the
+    hello's resends): redis-py 6's default Retry, with retries left."""
+    r = library_retry().get("retry")
+    return r is not None and getattr(r, "_retries", 1) > 0
+
+
 def credentials(e, user, password):
     """redis-py's username and password arguments from the endpoints'
     fields, when set."""
@@ -522,7 +529,7 @@ def main():
                                           "release script), unmodified" % redis.__version__,
                                "max_groups": 1, "sentinel": ["reconnect"],
                                "topologies": ["sentinel", "independent", "cluster"], "tls": True,
-                               "calls": ["extend", "reacquire"],
+                               "calls": ["extend", "reacquire"], "resends": resends(),
                                **({"library": "redis-py", "version": redis.__version__} if VERSIONED else {})}}})
     driver = Driver()
     for line in sys.stdin.buffer:  # bytes: a line that is not UTF-8 is malformed too

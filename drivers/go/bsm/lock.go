@@ -95,6 +95,10 @@ func newClient(e endpoints.Endpoints, c endpoints.ClientOptions) (redis.Universa
 
 func (l *lock) Close() error { return l.rdb.Close() }
 
+// ResendsTimedOut: go-redis sends a command that timed out again, its
+// MaxRetries times by default (locks.Resender).
+func (l *lock) ResendsTimedOut() bool { return l.tries > 1 }
+
 // call bounds one redislock call that sends one command: go-redis's tries,
 // each bounded by the call timeout, and its backoffs between them (at most
 // 512 ms each by default). go-redis's own timeouts end a try; the context

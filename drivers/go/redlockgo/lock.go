@@ -132,6 +132,10 @@ func clientsOf(rl *redLock) ([]*redis.Client, error) {
 	return out, nil
 }
 
+// ResendsTimedOut: go-redis sends a command that timed out again, its
+// MaxRetries times by default (locks.Resender).
+func (l *lock) ResendsTimedOut() bool { return l.tries > 1 }
+
 func (l *lock) Close() error {
 	l.stop()
 	var errs []error
