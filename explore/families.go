@@ -18,6 +18,9 @@ import (
 type family struct {
 	name   string
 	weight int
+	// resent is added to weight for a lock whose client sends a timed-out
+	// command again (Offer.Resends).
+	resent int
 	// applies says whether the family can run for this lock and place
 	// (nil: always).
 	applies func(b *build) bool
@@ -35,7 +38,7 @@ var families = []family{
 	{name: "slow-replies", weight: 4, calls: func(b *build) []string { return append(b.leaseCalls(), CallAcquire) }, plan: slowReplies},
 	{name: "cut-holder", weight: 1, calls: (*build).leaseCalls, plan: cutHolder},
 	{name: "node-at-grant", weight: 2, applies: onOwnNodes, calls: func(*build) []string { return []string{CallAcquire} }, plan: nodeAtGrant},
-	{name: "node-while-asking", weight: 3, applies: onOwnNodes, calls: func(*build) []string { return []string{CallAcquire} }, plan: nodeWhileAsking},
+	{name: "node-while-asking", weight: 3, resent: 6, applies: onOwnNodes, calls: func(*build) []string { return []string{CallAcquire} }, plan: nodeWhileAsking},
 	{name: "stop-at-point", weight: 2, applies: func(b *build) bool { return len(b.o.Points) > 0 },
 		calls: func(b *build) []string { return []string{CallAcquire, CallRelease} }, plan: stopAtPoint},
 	{name: "random", weight: 1, applies: func(b *build) bool { return onOwnNodes(b) && b.lockNodes() >= 3 },
@@ -340,11 +343,17 @@ func nodeWhileAsking(b *build, _ string) error {
 	}
 	// A node that stalls and keeps its keys makes calls time out, and a
 	// call retried after its timeout may find its own first try's work:
-	// stalls are drawn three times as often as the others.
+	// stalls are drawn three times as often as the others, eight times
+	// for a lock whose client resends a timed-out call: its first try,
+	// run when the node wakes, and the retry both reach the key.
+	stall := 3
+	if b.o.Resends {
+		stall = 8
+	}
 	var ws []weighted[string]
 	for _, f := range fs {
 		d, _ := nemesis.FaultOf(f)
-		ws = append(ws, weighted[string]{map[bool]int{true: 3, false: 1}[d.Effects.KeepsKeys && !d.Effects.Instant], f})
+		ws = append(ws, weighted[string]{map[bool]int{true: stall, false: 1}[d.Effects.KeepsKeys && !d.Effects.Instant], f})
 	}
 	f := pick(b.d, ws...)
 	n := one(b.d, 1, 2, 3)
@@ -352,7 +361,13 @@ func nodeWhileAsking(b *build, _ string) error {
 	var steps []nemesis.Step
 	for i := range n {
 		s := b.nodeStep(f)
-		if s.For > 0 {
+		switch {
+		case s.For > 0 && b.o.Resends:
+			// Past the timeout and short of the retries' end: the
+			// retry is sent while the first try waits in the node.
+			s.For = pick(b.d, weighted[time.Duration]{2, scaled(tau, 1.5)}, weighted[time.Duration]{2, scaled(tau, 2.5)},
+				weighted[time.Duration]{1, b.ttl}, weighted[time.Duration]{1, 2 * b.ttl})
+		case s.For > 0:
 			s.For = one(b.d, scaled(tau, 1.5), scaled(tau, 2.5), b.ttl, 2*b.ttl)
 		}
 		s.After = scaled(b.ttl, one(b.d, 0.5, 1.0))

@@ -153,7 +153,11 @@ func (b *build) drawFamily() (family, string) {
 	var ws []weighted[family]
 	for _, f := range families {
 		if f.applies == nil || f.applies(b) {
-			ws = append(ws, weighted[family]{f.weight, f})
+			w := f.weight
+			if b.o.Resends {
+				w += f.resent
+			}
+			ws = append(ws, weighted[family]{w, f})
 		}
 	}
 	f := pick(b.d, ws...)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
@@ -208,5 +209,51 @@ func TestADrawTheSecondLockCannotRunIsDrawnAgain(t *testing.T) {
 	}
 	if refused > len(e.Generated())/10 {
 		t.Errorf("%d of %d runs the second lock cannot run", refused, len(e.Generated()))
+	}
+}
+
+// A lock whose client sends a timed-out command again gets node stalls
+// past its call timeout while clients ask several times as often as one
+// that does not: the first try, run when the node wakes, and the retry
+// both reach the key. Every seed of three draws some in 40 runs.
+func TestALockThatResendsGetsStallsWhileItAsks(t *testing.T) {
+	stalls := func(resends bool, seed uint64) int {
+		d := locks.Declare("simple")
+		d.Resends = resends
+		o, err := OfferOf(locks.Declared{Driver: "d", Locks: []string{"simple"}, Info: map[string]locks.Declaration{"simple": d}}, "simple")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Resends != resends {
+			t.Fatalf("the offer's Resends is %v, declared %v", o.Resends, resends)
+		}
+		n := 0
+		for i := range 40 {
+			g, _, err := Draw(o, seed, i, scenarios.RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Aim.Family != "node-while-asking" {
+				continue
+			}
+			fd, _ := nemesis.FaultOf(g.Aim.Fault)
+			if fd.Effects.KeepsKeys && g.Scenario.Fault.Steps[0].For > 500*time.Millisecond {
+				n++
+			}
+		}
+		return n
+	}
+	with, without := 0, 0
+	for seed := uint64(1); seed <= 3; seed++ {
+		w := stalls(true, seed)
+		if w < 4 {
+			t.Errorf("seed %d: %d stalls past the timeout while asking in 40 runs of a lock that resends", seed, w)
+		}
+		with += w
+		without += stalls(false, seed)
+	}
+	t.Logf("stalls while asking in 120 runs: %d for a lock that resends, %d for one that does not", with, without)
+	if with < 2*without || with == 0 {
+		t.Errorf("%d stalls for a lock that resends against %d for one that does not", with, without)
 	}
 }

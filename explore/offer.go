@@ -21,7 +21,10 @@ type Offer struct {
 	// Calls are the calls on a held lease (locks.CallExtend, CallReacquire).
 	Calls []string
 	// Renews: a watchdog renews the lease while it is held.
-	Renews    bool
+	Renews bool
+	// Resends: the lock's client sends a timed-out command again, so a
+	// node's stall past the call timeout decides its acquires.
+	Resends   bool
 	Reentrant bool
 	Queues    bool
 	Fencing   bool
@@ -65,7 +68,7 @@ func OfferOf(c locks.Catalogue, lock string) (Offer, error) {
 	if err := c.Lookup(lock); err != nil {
 		return Offer{}, err
 	}
-	o := Offer{Lock: lock, Calls: slices.Clone(c.Calls(lock)), Renews: c.Renews(lock), Reentrant: c.Reentrant(lock),
+	o := Offer{Lock: lock, Calls: slices.Clone(c.Calls(lock)), Renews: c.Renews(lock), Resends: c.Resends(lock), Reentrant: c.Reentrant(lock),
 		Queues: c.Queues(lock), Fencing: c.Fencing(lock), Points: slices.Clone(c.Points(lock))}
 	if c.RunsOn(lock, cluster.Independent) == nil {
 		for _, n := range masterCounts {

@@ -196,7 +196,8 @@ func offerWords(o Offer) string {
 	for _, c := range []struct {
 		on   bool
 		says string
-	}{{o.Renews, "renews its leases itself"}, {o.Reentrant, "re-enters"}, {o.Queues, "queues waiters"}, {o.Fencing, "hands out fencing tokens"}} {
+	}{{o.Renews, "renews its leases itself"}, {o.Reentrant, "re-enters"}, {o.Queues, "queues waiters"}, {o.Fencing, "hands out fencing tokens"},
+		{o.Resends, "its client sends a timed-out command again"}} {
 		if c.on {
 			parts = append(parts, c.says)
 		}
