@@ -14,6 +14,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
+	"github.com/deadbolt-lab/deadbolt/locks/adapters/redsyncanswer"
 )
 
 func init() {
@@ -26,7 +27,8 @@ func init() {
 // to RetryDelay between tries; DriftFactor -> WithDriftFactor (redsync has
 // no drift floor); the per-try timeout (redsync: expiry * timeout factor)
 // is min(TTL/20, Timeout), as in our redlock. The lease deadline is the
-// mutex's own Until().
+// mutex's own Until(). Its answers are read by redsyncanswer, as the
+// driver's at any v4 version are.
 type Redsync struct {
 	rs      *redsync.Redsync
 	clients []redis.UniversalClient
@@ -74,22 +76,12 @@ func (r *Redsync) Close() error {
 
 func (r *Redsync) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
 	m := r.rs.NewMutex(key, r.opts...)
+	start := time.Now()
 	err := m.LockContext(ctx)
 	if err == nil {
 		return &locks.Lease{Key: key, Token: m.Value(), TTL: r.o.TTL, Deadline: m.Until()}, nil
 	}
-	// LockContext returns the last try's error, or ErrFailed when that try
-	// got no quorum without an error (or the context ended between tries).
-	// It undoes each failed try on every master, but cannot tell us whether
-	// that undo landed, so a failure is certain only when no master failed to
-	// answer and our context did not end.
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("redsync: %w (after %w)", err, ctx.Err())
-	}
-	if unanswered(err) {
-		return nil, fmt.Errorf("redsync: %w", err)
-	}
-	return nil, fmt.Errorf("%w: redsync: %w", locks.ErrNotAcquired, err)
+	return nil, redsyncanswer.Acquire(err, ctx.Err(), len(r.clients), redsyncanswer.InTime(time.Since(start), r.o.TTL, r.o.DriftFactor))
 }
 
 // Release unlocks through a mutex that carries the lease's value
@@ -99,66 +91,7 @@ func (r *Redsync) Release(ctx context.Context, l *locks.Lease) error {
 	ctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
 	defer cancel()
 	ok, err := m.UnlockContext(ctx)
-	switch {
-	case ok:
-		return nil
-	case err == nil:
-		return fmt.Errorf("%w: redsync unlock refused", locks.ErrNotHeld)
-	case unanswered(err):
-		return fmt.Errorf("redsync: %w", err)
-	}
-	// Every master answered and fewer than a quorum had our value: it
-	// expired (ErrLockAlreadyExpired) or is another owner's (ErrNodeTaken).
-	// redsync names only the masters that failed: a master it does not name
-	// deleted our key, so the release took effect there, and with the
-	// others expired the lock may be free: not a release that did nothing.
-	// (delay-redsync, seed 862794: a "failed" release let the next client
-	// take a majority before the lease's TTL, and the judge, told nothing
-	// was released, saw a double hold.)
-	if failed := failedMasters(err); failed < len(r.clients) {
-		return fmt.Errorf("redsync: released on %d of %d masters, fewer than a quorum: %w", len(r.clients)-failed, len(r.clients), err)
-	}
-	return fmt.Errorf("%w: redsync: %w", locks.ErrNotHeld, err)
-}
-
-// failedMasters counts the masters err names: one a leaf, or every master
-// of an ErrTaken (which redsync returns instead of the others' errors
-// once a quorum was another owner's).
-func failedMasters(err error) int {
-	n := 0
-	for _, e := range leaves(err) {
-		var taken *redsync.ErrTaken
-		if errors.As(e, &taken) {
-			n += len(taken.Nodes)
-			continue
-		}
-		n++
-	}
-	return n
-}
-
-// unanswered reports whether err holds a redsync.RedisError that does not
-// prove its command never left: a master whose answer is unknown.
-func unanswered(err error) bool {
-	for _, e := range leaves(err) {
-		var re *redsync.RedisError
-		if errors.As(e, &re) && locks.Classify(re.Err) == locks.Unknown {
-			return true
-		}
-	}
-	return false
-}
-
-// leaves flattens errors.Join trees (redsync joins one error per master).
-func leaves(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []error
-		for _, e := range j.Unwrap() {
-			out = append(out, leaves(e)...)
-		}
-		return out
-	}
-	return []error{err}
+	return redsyncanswer.Held("unlock", ok, err, len(r.clients))
 }
 
 // Extend is redsync's ExtendContext through a mutex that carries the
@@ -168,18 +101,9 @@ func (r *Redsync) Extend(ctx context.Context, l *locks.Lease) error {
 	ctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
 	defer cancel()
 	ok, err := m.ExtendContext(ctx)
-	switch {
-	case ok:
-		l.Deadline = m.Until()
-		return nil
-	case err == nil:
-		return fmt.Errorf("%w: redsync extend refused", locks.ErrNotHeld)
-	case unanswered(err) || errors.Is(err, redsync.ErrExtendFailed):
-		// ErrExtendFailed: a quorum extended it, too late for any validity.
-		return fmt.Errorf("redsync: %w", err)
+	if err := redsyncanswer.Held("extend", ok, err, len(r.clients)); err != nil {
+		return err
 	}
-	if failed := failedMasters(err); failed < len(r.clients) {
-		return fmt.Errorf("redsync: extended on %d of %d masters, fewer than a quorum: %w", len(r.clients)-failed, len(r.clients), err)
-	}
-	return fmt.Errorf("%w: redsync: %w", locks.ErrNotHeld, err)
+	l.Deadline = m.Until()
+	return nil
 }

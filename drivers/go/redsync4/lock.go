@@ -17,6 +17,7 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
+	"github.com/deadbolt-lab/deadbolt/locks/adapters/redsyncanswer"
 )
 
 // lock keeps the *redsync.Mutex of each lease, as an application keeps the
@@ -25,7 +26,8 @@ import (
 // random delay up to RetryDelay, DriftFactor -> WithDriftFactor. The value
 // is redsync's own kind (16 random bytes, base64), made through
 // WithGenValueFunc so that the lease carries it. The deadline is computed
-// as redsync's validity is (not every v4 version exports Until).
+// as redsync's validity is (not every v4 version exports Until). Its
+// answers are read by redsyncanswer, as the in-tree adapter's are.
 type lock struct {
 	rs      *redsync.Redsync
 	clients []*goredis.Client
@@ -87,25 +89,13 @@ func (l *lock) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
 	cctx, cancel := context.WithTimeout(ctx, time.Duration(l.o.Retries+1)*(l.o.Timeout+l.o.RetryDelay))
 	defer cancel()
 	err := m.LockContext(cctx)
-	elapsed := time.Since(start)
-	switch {
-	case err == nil:
+	if err == nil {
 		lease := &locks.Lease{Key: key, Token: value, TTL: l.o.TTL, Deadline: l.o.Deadline(start)}
 		l.held.Put(lease, m)
 		return lease, nil
-	case !errors.Is(err, redsync.ErrFailed):
-		// The first try reached no master and some answered with an error.
-		if allNotSent(err) {
-			return nil, errors.Join(locks.ErrNotAcquired, err)
-		}
-		return nil, fmt.Errorf("redsync: %w", err)
-	case len(l.clients) == 1 && elapsed < l.o.TTL-time.Duration(float64(l.o.TTL)*l.o.DriftFactor):
-		// One master, every try answered: its SET NX said the key was taken.
-		return nil, fmt.Errorf("%w: redsync: %w", locks.ErrNotAcquired, err)
 	}
-	// A quorum not reached (or reached too late) is given back on every
-	// master, whose answers redsync does not return: no refusal.
-	return nil, fmt.Errorf("%w: redsync: %w (%w)", locks.ErrNotAcquired, err, locks.ErrUndone)
+	inTime := redsyncanswer.InTime(time.Since(start), l.o.TTL, l.o.DriftFactor)
+	return nil, redsyncanswer.Acquire(err, cctx.Err(), len(l.clients), inTime)
 }
 
 func (l *lock) Release(ctx context.Context, lease *locks.Lease) error {
@@ -116,7 +106,7 @@ func (l *lock) Release(ctx context.Context, lease *locks.Lease) error {
 	ctx, cancel := context.WithTimeout(ctx, l.o.Timeout)
 	defer cancel()
 	ok, err := m.UnlockContext(ctx)
-	return l.answer("unlock", ok, err)
+	return redsyncanswer.Held("unlock", ok, err, len(l.clients))
 }
 
 // Extend is the mutex's ExtendContext; the deadline moves as an acquire's.
@@ -129,56 +119,11 @@ func (l *lock) Extend(ctx context.Context, lease *locks.Lease) error {
 	ctx, cancel := context.WithTimeout(ctx, l.o.Timeout)
 	defer cancel()
 	ok, err := m.ExtendContext(ctx)
-	if err := l.answer("extend", ok, err); err != nil {
+	if err := redsyncanswer.Held("extend", ok, err, len(l.clients)); err != nil {
 		return err
 	}
 	lease.Deadline = l.o.Deadline(start)
 	return nil
-}
-
-// answer maps redsync's (bool, error) of an unlock or extend as it gave
-// them: true is yes whatever came with it; false without an error is no;
-// false with errors from every master that prove nothing was sent is no
-// effect; any other error is unknown.
-func (l *lock) answer(call string, ok bool, err error) error {
-	switch {
-	case ok:
-		return nil
-	case err == nil:
-		return fmt.Errorf("%w: redsync %s said false", locks.ErrNotHeld, call)
-	case allNotSent(err) && len(leaves(err)) == len(l.clients):
-		return errors.Join(locks.ErrNoEffect, err)
-	}
-	return fmt.Errorf("redsync %s: %w", call, err)
-}
-
-// leaves flattens joined errors: errors.Join's and hashicorp's multierror
-// (which v4's early versions return).
-func leaves(err error) []error {
-	switch j := err.(type) {
-	case interface{ Unwrap() []error }:
-		var out []error
-		for _, e := range j.Unwrap() {
-			out = append(out, leaves(e)...)
-		}
-		return out
-	case interface{ WrappedErrors() []error }:
-		var out []error
-		for _, e := range j.WrappedErrors() {
-			out = append(out, leaves(e)...)
-		}
-		return out
-	}
-	return []error{err}
-}
-
-func allNotSent(err error) bool {
-	for _, e := range leaves(err) {
-		if !locks.NotSent(e) {
-			return false
-		}
-	}
-	return true
 }
 
 func randN(d time.Duration) time.Duration {
