@@ -27,7 +27,7 @@ func (c *Cluster) clusterArgs(name string) []string {
 	return []string{
 		"--cluster-enabled", "yes",
 		"--cluster-config-file", "nodes.conf",
-		"--cluster-node-timeout", strconv.FormatInt(c.Spec.DownAfter.Milliseconds(), 10),
+		"--cluster-node-timeout", strconv.FormatInt(c.Spec.DownAfter.D().Milliseconds(), 10),
 		"--cluster-announce-ip", c.hosts.addrs[name].String(),
 		"--cluster-announce-hostname", name,
 		"--cluster-preferred-endpoint-type", "hostname",

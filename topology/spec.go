@@ -6,48 +6,51 @@ import (
 )
 
 // Spec describes the nodes a run starts: a scenario file's "cluster"
-// object, and a stored run's (scenario.json). Unset fields take the
-// topology's defaults (Defaults).
+// object, and a stored run's (scenario.json), in snake_case with durations
+// as Go duration strings ({"topology": "sentinel", "down_after": "3s"}).
+// Unset fields take the topology's defaults (Defaults). Runs stored before
+// the fields had JSON names wrote them capitalised ("DownAfter" in
+// nanoseconds); scenarios reads those too.
 type Spec struct {
-	Topology string
+	Topology string `json:"topology"`
 	// Masters is the number of standalone masters (independent), or of
 	// shards (cluster).
-	Masters int
+	Masters int `json:"masters,omitempty"`
 	// Replicas and Sentinels size the sentinel topology; Replicas is also
 	// each shard's replicas on the cluster topology.
-	Replicas  int
-	Sentinels int
-	Quorum    int
+	Replicas  int `json:"replicas,omitempty"`
+	Sentinels int `json:"sentinels,omitempty"`
+	Quorum    int `json:"quorum,omitempty"`
 	// DownAfter is Sentinel's down-after-milliseconds, or the cluster's
 	// cluster-node-timeout: how long a node is silent before it is judged
 	// down.
-	DownAfter time.Duration
+	DownAfter Duration `json:"down_after,omitempty"`
 	// PrimaryKey is, on the cluster topology, the key whose hash slot's
 	// master is the primary (Master): the node the nemesis aims at and
 	// whose failover it waits for. Scenarios set their first lock key.
-	PrimaryKey string `json:",omitempty"`
+	PrimaryKey string `json:"primary_key,omitempty"`
 	// Resource starts one more standalone node for the data a workload
 	// protects. It is never faulted: damage there is the lock's doing.
-	Resource bool
+	Resource bool `json:"resource,omitempty"`
 	// Persistence is how lock-service nodes keep their data across a
 	// restart: PersistNone (the default), PersistEverySec or PersistAlways.
-	Persistence Persistence
+	Persistence Persistence `json:"persistence,omitempty"`
 	// Replication is how lock-service nodes treat their replicas
 	// (min-replicas-to-write and its lag, diskless sync), on every topology.
 	Replication
 	// LinkFaults puts a proxy between each client slot and each lock-service
 	// node, so that a link can be delayed or cut in one client's view of
 	// one node; clients then connect through the proxies.
-	LinkFaults bool
+	LinkFaults bool `json:"link_faults,omitempty"`
 	// ClockFaults runs each lock-service Redis under clockshift, so that
 	// its wall clock can be moved.
-	ClockFaults bool
+	ClockFaults bool `json:"clock_faults,omitempty"`
 	// TLS makes every node listen for TLS only, with certificates drawn
 	// for the run, and speak TLS to its peers; clients get the CA in their
 	// endpoints.
-	TLS bool
+	TLS bool `json:"tls,omitempty"`
 	// Image is the Redis image the nodes run; "" is Image().
-	Image string
+	Image string `json:"image,omitempty"`
 }
 
 // Defaults fills unset fields: 1 master + 2 replicas + 3 Sentinels with
@@ -62,7 +65,7 @@ func (s Spec) Defaults() Spec {
 			s.Replicas = 1
 		}
 		if s.DownAfter == 0 {
-			s.DownAfter = 2 * time.Second
+			s.DownAfter = Duration(2 * time.Second)
 		}
 	}
 	if s.Masters == 0 {
@@ -78,7 +81,7 @@ func (s Spec) Defaults() Spec {
 		s.Quorum = 2
 	}
 	if s.DownAfter == 0 {
-		s.DownAfter = time.Second
+		s.DownAfter = Duration(time.Second)
 	}
 	if s.Image == "" {
 		s.Image = Image()
@@ -162,7 +165,7 @@ func (s Spec) Containers() int { return len(s.Defaults().NodeNames()) }
 // the default down-after or node timeout when the spec sets none.
 func (s Spec) FailoverWithin() time.Duration {
 	s = s.Defaults()
-	return FailoverWithin(s.Topology, s.DownAfter)
+	return FailoverWithin(s.Topology, s.DownAfter.D())
 }
 
 // HealthTimeout is how long a health check after a heal waits for the

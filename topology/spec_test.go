@@ -2,6 +2,9 @@ package topology
 
 import (
 	"encoding/json"
+	"reflect"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,6 +47,37 @@ func TestReplicationIsRecordedInTheSpecJSON(t *testing.T) {
 	require.NoError(t, err)
 	require.NotContains(t, string(b), "min_replicas")
 	var back Spec
-	require.NoError(t, json.Unmarshal([]byte(`{"Topology":"sentinel","min_replicas_to_write":1,"min_replicas_max_lag":1}`), &back))
+	require.NoError(t, json.Unmarshal([]byte(`{"topology":"sentinel","min_replicas_to_write":1,"min_replicas_max_lag":1}`), &back))
 	require.Equal(t, Replication{MinReplicasToWrite: 1, MinReplicasMaxLag: 1}, back.Replication)
+}
+
+// A spec is what a scenario file's "cluster" object holds: every field named
+// in snake_case, durations written as Go duration strings, and unset
+// fields left out.
+func TestSpecJSONIsSnakeCaseWithDurationStrings(t *testing.T) {
+	snake := regexp.MustCompile(`^[a-z]+(_[a-z]+)*$`)
+	var check func(reflect.Type)
+	check = func(st reflect.Type) {
+		for i := range st.NumField() {
+			f := st.Field(i)
+			if f.Anonymous {
+				check(f.Type)
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			require.Regexp(t, snake, name, "Spec.%s", f.Name)
+			if f.Type.Kind() == reflect.Int64 {
+				require.Equal(t, reflect.TypeFor[Duration](), f.Type, "Spec.%s: a duration is a Duration", f.Name)
+			}
+		}
+	}
+	check(reflect.TypeFor[Spec]())
+
+	b, err := json.Marshal(Spec{Topology: Sentinel, DownAfter: Duration(3 * time.Second), LinkFaults: true})
+	require.NoError(t, err)
+	require.JSONEq(t, `{"topology": "sentinel", "down_after": "3s", "link_faults": true}`, string(b))
+	var back Spec
+	require.NoError(t, json.Unmarshal(b, &back))
+	require.Equal(t, Spec{Topology: Sentinel, DownAfter: Duration(3 * time.Second), LinkFaults: true}, back)
+	require.ErrorContains(t, json.Unmarshal([]byte(`{"down_after": 3000000000}`), &back), `want a Go duration such as "1.5s"`)
 }
