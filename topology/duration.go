@@ -6,11 +6,10 @@ import (
 	"time"
 )
 
-// Duration is a length of time in a spec (a workload's shape, a
-// scenario's), written in JSON as a Go duration string ("1.5s") so that
-// files and scenario.json read as people write them. It lives here, beside
-// the topology's vocabulary, so that a spec that imports neither Docker nor
-// go-redis can hold one.
+// Duration is a length of time in a spec (a Spec's down-after, a
+// workload's shape, a scenario's), written in JSON as a Go duration string
+// ("1.5s") so that files and scenario.json read as people write them: the
+// one duration type a scenario file holds.
 type Duration time.Duration
 
 // D is the duration as the time package takes it.
@@ -24,8 +23,8 @@ func (d Duration) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads a Go duration string. A number is refused: it would
-// not say its unit (the old *_ms fields, which did, are read by
-// scenarios' upgradeLegacy).
+// not say its unit (the old *_ms fields, which did, and a cluster's old
+// DownAfter in nanoseconds are read by scenarios' upgradeLegacy).
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
