@@ -19,13 +19,13 @@ func TestRunFileRefusesBadFieldsWithTheirPath(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
 		return p
 	}
-	base := `"scenario": "x", "lock": "simple", "workload": "mutex", "nemesis": "plan", "cluster": {"Topology": "sentinel"},
+	base := `"scenario": "x", "lock": "simple", "workload": "mutex", "nemesis": "plan", "cluster": {"topology": "sentinel"},
 	  "clients": 2, "keys": ["k0"], "ttl_ms": "1s"`
 	for _, tc := range []struct{ body, msg string }{
 		{`{` + base + `, "time_ms": "10s", "fault": {"steps": [{"fault": "kill"}, {"fault": "kill", "target": "rack:2"}]}}`, `fault.steps[1].target: bad target "rack:2"`},
 		{`{` + base + `, "time_ms": "10s", "fault": {}, "colour": 1}`, `colour: unknown field`},
 		{`{` + base + `, "time_ms": "10s", "fault": {}, "settle_ms": "a while"}`, `settle_ms: bad duration "a while"`},
-		{`{` + base + `, "time_ms": "10s", "fault": {}, "target": {"Topology": "sentinel"}}`, `give --target FILE`},
+		{`{` + base + `, "time_ms": "10s", "fault": {}, "target": {"topology": "sentinel"}}`, `give --target FILE`},
 		{`{` + base + `, "time_ms": "1s", "fault": {"steps": [{"fault": "kill"}]}}`, `needs --time of at least`}, // Prepare's, after the file's
 		// A plan takes only steps: what only the random schedule reads is
 		// refused, by name, not ignored.
@@ -53,7 +53,7 @@ func TestRunFileRunsNoCommandTheFileNames(t *testing.T) {
 	marker := filepath.Join(dir, "marker")
 	file := filepath.Join(dir, "f.json")
 	body := `{"scenario": "x", "lock": "simple", "workload": "mutex", "nemesis": "pause-client", "fault": {"key": "k0"},
-	  "cluster": {"Topology": "independent", "Masters": 1}, "clients": 2, "keys": ["k0"], "ttl": "1s", "time": "10s",
+	  "cluster": {"topology": "independent", "masters": 1}, "clients": 2, "keys": ["k0"], "ttl": "1s", "time": "10s",
 	  "driver": ["sh", "-c", "touch ` + marker + `; exec python3 driver.py"]}`
 	require.NoError(t, os.WriteFile(file, []byte(body), 0o644))
 	code, _, stderr := deadbolt(t, "run", "--file", file, "--store", filepath.Join(dir, "store"))
@@ -67,7 +67,7 @@ func TestRunFileRunsNoCommandTheFileNames(t *testing.T) {
 	require.ErrorIs(t, err, os.ErrNotExist, "nothing is made for a refused file")
 
 	versioned := `{"scenario": "x", "lock": "redsync@v4.0.3", "workload": "mutex", "nemesis": "pause-client", "fault": {"key": "k0"},
-	  "cluster": {"Topology": "independent", "Masters": 1}, "clients": 2, "keys": ["k0"], "ttl": "1s", "time": "10s",
+	  "cluster": {"topology": "independent", "masters": 1}, "clients": 2, "keys": ["k0"], "ttl": "1s", "time": "10s",
 	  "driver": ["/home/someone/.cache/deadbolt/drivers/redsync@v4.0.3/driver"]}`
 	f, err := scenarios.ParseFile([]byte(versioned))
 	require.NoError(t, err)

@@ -377,7 +377,9 @@ func TestCheckTakesItsCheckersFromScenarioJSON(t *testing.T) {
 	require.Equal(t, exitOK, code, out)
 	require.Contains(t, out, "no scenario.json beside it")
 
-	spec := `{"scenario":"x","description":"","expect":"unsafe","seed":1,"lock":"simple","cluster":{"Topology":"independent"},
+	// A run stored in the old format (ttl_ms, the cluster's Go field
+	// names, DownAfter in nanoseconds) still reads.
+	spec := `{"scenario":"x","description":"","expect":"unsafe","seed":1,"lock":"simple","cluster":{"Topology":"independent","Masters":5,"DownAfter":1000000000},
 	  "workload":"counter","checkers":["double-holds","lost-updates"],"nemesis":"none","fault":{},"clients":1,
 	  "ttl_ms":10000,"hold_min_ms":0,"hold_max_ms":0,"pause_ms":0,"time_ms":1000,"min_acquires":10,"driver":["deadbolt","client"]}`
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "scenario.json"), []byte(spec), 0o644))

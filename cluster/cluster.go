@@ -45,120 +45,9 @@ const (
 // MasterName is the Sentinel master group of the sentinel topology.
 const MasterName = topology.MasterName
 
-// Spec describes the nodes to start.
-type Spec struct {
-	Topology string
-	// Masters is the number of standalone masters (independent), or of
-	// shards (cluster).
-	Masters int
-	// Replicas and Sentinels size the sentinel topology; Replicas is also
-	// each shard's replicas on the cluster topology.
-	Replicas  int
-	Sentinels int
-	Quorum    int
-	// DownAfter is Sentinel's down-after-milliseconds, or the cluster's
-	// cluster-node-timeout: how long a node is silent before it is judged
-	// down.
-	DownAfter time.Duration
-	// PrimaryKey is, on the cluster topology, the key whose hash slot's
-	// master is the primary (Master): the node the nemesis aims at and
-	// whose failover it waits for. Scenarios set their first lock key.
-	PrimaryKey string `json:",omitempty"`
-	// Resource starts one more standalone node for the data a workload
-	// protects. It is never faulted: damage there is the lock's doing.
-	Resource bool
-	// Persistence is how lock-service nodes keep their data across a
-	// restart: PersistNone (the default), PersistEverySec or PersistAlways.
-	Persistence Persistence
-	// Replication is how lock-service nodes treat their replicas
-	// (min-replicas-to-write and its lag, diskless sync), on every topology.
-	Replication
-	// LinkFaults puts a proxy between each client slot and each lock-service
-	// node, so that Cluster.Link can delay or cut one client's view of one
-	// node; clients then connect with EndpointsFor.
-	LinkFaults bool
-	// ClockFaults runs each lock-service Redis under clockshift, so that
-	// Node.SetClock can move its wall clock.
-	ClockFaults bool
-	// TLS makes every node listen for TLS only, with certificates drawn
-	// for the run, and speak TLS to its peers (tls.go); clients get the CA
-	// in their Endpoints.
-	TLS bool
-	// Image overrides Image().
-	Image string
-}
-
-// Defaults fills unset fields: 1 master + 2 replicas + 3 Sentinels with
-// quorum 2 and a 1 s down-after, or 5 independent masters, or a cluster of
-// 3 masters with 1 replica each and a 2 s node timeout.
-func (s Spec) Defaults() Spec {
-	if s.Topology == RedisCluster {
-		if s.Masters == 0 {
-			s.Masters = 3
-		}
-		if s.Replicas == 0 {
-			s.Replicas = 1
-		}
-		if s.DownAfter == 0 {
-			s.DownAfter = 2 * time.Second
-		}
-	}
-	if s.Masters == 0 {
-		s.Masters = 5
-	}
-	if s.Replicas == 0 {
-		s.Replicas = 2
-	}
-	if s.Sentinels == 0 {
-		s.Sentinels = 3
-	}
-	if s.Quorum == 0 {
-		s.Quorum = 2
-	}
-	if s.DownAfter == 0 {
-		s.DownAfter = time.Second
-	}
-	if s.Image == "" {
-		s.Image = Image()
-	}
-	s.Replication = s.Replication.withDefaults()
-	return s
-}
-
-// Validate rejects a spec that cannot start (or would start a cluster that
-// refuses every write), with defaults filled: Start runs it first, and a
-// scenario before anything starts.
-func (s Spec) Validate() error {
-	return s.Defaults().validate()
-}
-
-func (s Spec) validate() error {
-	if err := s.Persistence.validate(); err != nil {
-		return err
-	}
-	if err := s.Replication.check(s.replicasPerMaster()); err != nil {
-		return err
-	}
-	switch s.Topology {
-	case Sentinel:
-		if s.Replicas < 1 || s.Sentinels < 1 || s.Quorum < 1 || s.Quorum > s.Sentinels {
-			return fmt.Errorf("sentinel topology needs replicas >= 1 and 1 <= quorum <= sentinels (got %d replicas, %d sentinels, quorum %d)", s.Replicas, s.Sentinels, s.Quorum)
-		}
-	case Independent:
-		if s.Masters < 1 {
-			return fmt.Errorf("independent topology needs at least one master, got %d", s.Masters)
-		}
-	case RedisCluster:
-		// A failover needs the votes of a majority of masters, the failed
-		// one not among them.
-		if s.Masters < 3 || s.Replicas < 1 {
-			return fmt.Errorf("cluster topology needs at least 3 masters and 1 replica each (got %d masters, %d replicas)", s.Masters, s.Replicas)
-		}
-	default:
-		return fmt.Errorf("unknown topology %q (known: %s, %s, %s)", s.Topology, Sentinel, Independent, RedisCluster)
-	}
-	return nil
-}
+// Spec describes the nodes to start (topology.Spec: what a scenario
+// file's "cluster" object holds).
+type Spec = topology.Spec
 
 // Cluster is one run's set of nodes.
 type Cluster struct {
@@ -196,7 +85,7 @@ type Cluster struct {
 // error it removes what it started.
 func Start(ctx context.Context, spec Spec) (_ *Cluster, err error) {
 	spec = spec.Defaults()
-	if err := spec.validate(); err != nil {
+	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
 	d, err := newDocker(ctx)

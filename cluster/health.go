@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
 // HealAll heals every node (see Node.Heal) and every link.
@@ -22,12 +20,6 @@ func (c *Cluster) HealAll(ctx context.Context) error {
 		errs = append(errs, n.Heal(ctx))
 	}
 	return errors.Join(errs...)
-}
-
-// HealthTimeout is how long a health check after a heal waits for the
-// cluster to agree (topology.HealthTimeout).
-func (s Spec) HealthTimeout() time.Duration {
-	return topology.HealthTimeout(s.Topology)
 }
 
 // WaitHealthy waits until every node answers PING and each master group has

@@ -24,33 +24,6 @@ type hosts struct {
 	names  []string
 }
 
-// nodeNames are the names of every node the spec starts, in start order.
-func (s Spec) nodeNames() []string {
-	var names []string
-	switch s.Topology {
-	case Sentinel:
-		for i := 1; i <= 1+s.Replicas; i++ {
-			names = append(names, fmt.Sprintf("redis-%d", i))
-		}
-		for i := 1; i <= s.Sentinels; i++ {
-			names = append(names, fmt.Sprintf("sentinel-%d", i))
-		}
-	case Independent:
-		for i := 1; i <= s.Masters; i++ {
-			names = append(names, fmt.Sprintf("redis-%d", i))
-		}
-	case RedisCluster:
-		names = append(names, s.clusterNames()...)
-	}
-	if s.Resource {
-		names = append(names, ResourceName)
-	}
-	return names
-}
-
-// Containers is how many containers a cluster of the spec starts.
-func (s Spec) Containers() int { return len(s.Defaults().nodeNames()) }
-
 func newHosts(subnet netip.Prefix, names []string) *hosts {
 	h := &hosts{subnet: subnet, addrs: map[string]netip.Addr{}, names: names}
 	a := subnet.Addr()
@@ -94,7 +67,7 @@ func (c *Cluster) nodesNetwork(ctx context.Context) error {
 			IPAM: &network.IPAM{Config: []network.IPAMConfig{{Subnet: subnet}}},
 		})
 		if err == nil {
-			c.nodesNet, c.hosts = r.ID, newHosts(subnet, c.Spec.nodeNames())
+			c.nodesNet, c.hosts = r.ID, newHosts(subnet, c.Spec.NodeNames())
 			return nil
 		}
 		lastErr = err

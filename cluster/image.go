@@ -3,11 +3,11 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/deadbolt-lab/deadbolt/internal/suggest"
+	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
 // Server is a Redis-compatible server deadbolt has an image recipe for:
@@ -29,12 +29,12 @@ var Servers = []Server{
 	{Name: "valkey-8.1", Image: "deadbolt/valkey:8.1", From: "Debian trixie's valkey-server (a debootstrapped root file system)"},
 }
 
-// DefaultImage is built FROM scratch by `make image` out of Debian's Redis packages.
-const DefaultImage = "deadbolt/redis:7.0"
+// DefaultImage is built FROM scratch by `make image` out of Debian's Redis
+// packages (topology.DefaultImage).
+const DefaultImage = topology.DefaultImage
 
-// ImageEnv selects another image, for example an official Redis image on a
-// machine that can pull one.
-const ImageEnv = "DEADBOLT_REDIS_IMAGE"
+// ImageEnv selects another image (topology.ImageEnv).
+const ImageEnv = topology.ImageEnv
 
 // ServerNames are the known servers' names, comma-separated.
 func ServerNames() string { return strings.Join(serverNames(), ", ") }
@@ -70,13 +70,9 @@ func ServerImage(name string) (string, error) {
 	return s.Image, nil
 }
 
-// Image is the Redis image a run uses when no server is named.
-func Image() string {
-	if img := os.Getenv(ImageEnv); img != "" {
-		return img
-	}
-	return DefaultImage
-}
+// Image is the Redis image a run uses when no server is named
+// (topology.Image).
+func Image() string { return topology.Image() }
 
 // ServerOf is the known server whose image image is ("" when none is).
 func ServerOf(image string) string {

@@ -8,8 +8,8 @@ import (
 // redisArgs configures a lock-service node of any topology, persisting and
 // replicating as the spec says, with the run's users and passwords (acl.go).
 func (c *Cluster) redisArgs(name string) []string {
-	args := append(redisArgs(name), c.Spec.Persistence.args()...)
-	args = append(args, c.Spec.Replication.args()...)
+	args := append(redisArgs(name), persistenceArgs(c.Spec.Persistence)...)
+	args = append(args, replicationArgs(c.Spec.Replication)...)
 	return append(args, c.secrets.RedisArgs()...)
 }
 

@@ -50,25 +50,19 @@ const resetTimeout = 90 * time.Second
 func NewPool(runs []Spec) *Pool {
 	p := &Pool{want: map[string]int{}, parked: map[string][]*pooled{}, out: map[*Cluster]*pooled{}, starting: map[string]int{}}
 	for _, s := range runs {
-		p.want[s.key()]++
+		p.want[poolKey(s)]++
 	}
 	return p
 }
 
-// key is the whole normalized spec, so that a field added to Spec tells
-// clusters apart without this file knowing it.
-func (s Spec) key() string {
+// poolKey is the whole normalized spec, so that a field added to Spec
+// tells clusters apart without this file knowing it.
+func poolKey(s Spec) string {
 	b, err := json.Marshal(s.Defaults())
 	if err != nil {
 		panic("cluster: a Spec that does not marshal: " + err.Error())
 	}
 	return string(b)
-}
-
-// Poolable says whether a spec's clusters may be kept: nodes that persist
-// keep an append-only file of every earlier run's writes.
-func (s Spec) Poolable() bool {
-	return s.Persistence == "" || s.Persistence == PersistNone
 }
 
 // Get returns a cluster for spec: a parked one, reset, else a fresh one.
@@ -78,7 +72,7 @@ func (p *Pool) Get(ctx context.Context, spec Spec) (*Cluster, Origin, error) {
 		c, err := Start(ctx, spec)
 		return c, Origin{Setup: time.Since(start)}, err
 	}
-	key := spec.key()
+	key := poolKey(spec)
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -130,7 +124,7 @@ func (p *Pool) Want(spec Spec, n int) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.want[spec.key()] += n
+	p.want[poolKey(spec)] += n
 }
 
 // Parked reports whether a cluster of spec waits in the pool: a run of
@@ -141,7 +135,7 @@ func (p *Pool) Parked(spec Spec) bool {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.parked[spec.key()]) > 0
+	return len(p.parked[poolKey(spec)]) > 0
 }
 
 // Lent reports whether a run holds a cluster of spec, or is being given
@@ -150,7 +144,7 @@ func (p *Pool) Lent(spec Spec) bool {
 	if p == nil || !spec.Poolable() {
 		return false
 	}
-	key := spec.key()
+	key := poolKey(spec)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.starting[key] > 0 {

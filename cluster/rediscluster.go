@@ -27,25 +27,18 @@ func (c *Cluster) clusterArgs(name string) []string {
 	return []string{
 		"--cluster-enabled", "yes",
 		"--cluster-config-file", "nodes.conf",
-		"--cluster-node-timeout", strconv.FormatInt(c.Spec.DownAfter.Milliseconds(), 10),
+		"--cluster-node-timeout", strconv.FormatInt(c.Spec.DownAfter.D().Milliseconds(), 10),
 		"--cluster-announce-ip", c.hosts.addrs[name].String(),
 		"--cluster-announce-hostname", name,
 		"--cluster-preferred-endpoint-type", "hostname",
 	}
 }
 
-// clusterNames are the cluster topology's nodes: masters first, then the
-// replicas, replica k following master k mod Masters.
-func (s Spec) clusterNames() []string {
-	var names []string
-	for i := 1; i <= s.Masters*(1+s.Replicas); i++ {
-		names = append(names, fmt.Sprintf("redis-%d", i))
-	}
-	return names
-}
-
 func (c *Cluster) startRedisCluster(ctx context.Context) error {
-	for _, name := range c.Spec.clusterNames() {
+	for _, name := range c.Spec.NodeNames() {
+		if name == ResourceName {
+			continue // Start starts it beside the cluster
+		}
 		if _, err := c.startNode(ctx, name, RoleRedis, 6379, append(c.redisArgs(name), c.clusterArgs(name)...), nil); err != nil {
 			return err
 		}

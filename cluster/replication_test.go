@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,7 +20,7 @@ func argValue(args []string, flag string) (string, bool) {
 func TestReplicationSettingsReachEveryLockServiceNode(t *testing.T) {
 	spec := Spec{Topology: Sentinel, Persistence: PersistEverySec,
 		Replication: Replication{MinReplicasToWrite: 1, MinReplicasMaxLag: 1, ReplDisklessSync: "no"}}.Defaults()
-	require.NoError(t, spec.validate())
+	require.NoError(t, spec.Validate())
 	args := (&Cluster{Spec: spec}).redisArgs("redis-2")
 	for flag, want := range map[string]string{
 		"--min-replicas-to-write": "1", "--min-replicas-max-lag": "1", "--repl-diskless-sync": "no",
@@ -48,36 +47,4 @@ func TestMinReplicasMaxLagDefaultsToRedisOwn(t *testing.T) {
 	require.Equal(t, 10, spec.MinReplicasMaxLag, "recorded as it ran: Redis's default lag")
 	got, _ := argValue((&Cluster{Spec: spec}).redisArgs("redis-1"), "--min-replicas-max-lag")
 	require.Equal(t, "10", got)
-}
-
-func TestBadReplicationSettingsAreRejected(t *testing.T) {
-	for _, c := range []struct {
-		spec Spec
-		want string
-	}{
-		{Spec{Topology: Sentinel, Replication: Replication{MinReplicasToWrite: -1}}, "min-replicas-to-write must be 0 (off) or more, got -1"},
-		{Spec{Topology: Sentinel, Replication: Replication{MinReplicasToWrite: 1, MinReplicasMaxLag: -2}}, "min-replicas-max-lag must be 1 s or more, got -2"},
-		{Spec{Topology: Sentinel, Replication: Replication{MinReplicasMaxLag: 1}}, "min-replicas-max-lag 1 without min-replicas-to-write"},
-		{Spec{Topology: Sentinel, Replicas: 2, Replication: Replication{MinReplicasToWrite: 3}}, "min-replicas-to-write 3, and each master has 2 replica(s): every write would be refused"},
-		{Spec{Topology: Independent, Masters: 1, Replication: Replication{MinReplicasToWrite: 1}}, "each master has 0 replica(s)"},
-		{Spec{Topology: Sentinel, Replication: Replication{ReplDisklessSync: "maybe"}}, `repl-diskless-sync must be yes or no, got "maybe"`},
-	} {
-		require.ErrorContains(t, c.spec.Validate(), c.want, "%+v", c.spec.Replication)
-	}
-	require.NoError(t, Spec{Topology: Sentinel, Replication: Replication{MinReplicasToWrite: 2, MinReplicasMaxLag: 1}}.Validate())
-}
-
-// scenario.json records the settings under their redis.conf names, and
-// only the ones set.
-func TestReplicationIsRecordedInTheSpecJSON(t *testing.T) {
-	b, err := json.Marshal(Spec{Topology: Sentinel, Replication: Replication{MinReplicasToWrite: 1, MinReplicasMaxLag: 1}})
-	require.NoError(t, err)
-	require.Contains(t, string(b), `"min_replicas_to_write":1,"min_replicas_max_lag":1`)
-	require.NotContains(t, string(b), "repl_diskless_sync")
-	b, err = json.Marshal(Spec{Topology: Sentinel})
-	require.NoError(t, err)
-	require.NotContains(t, string(b), "min_replicas")
-	var back Spec
-	require.NoError(t, json.Unmarshal([]byte(`{"Topology":"sentinel","min_replicas_to_write":1,"min_replicas_max_lag":1}`), &back))
-	require.Equal(t, Replication{MinReplicasToWrite: 1, MinReplicasMaxLag: 1}, back.Replication)
 }

@@ -60,7 +60,7 @@ func (c *Cluster) reset(ctx context.Context, fresh Snapshot) error {
 		}
 	}
 	if err := each(sentinels, func(s *Node) error {
-		conf := sentinelConf(s.Name, "redis-1", c.Spec.Quorum, c.Spec.DownAfter, c.secrets, c.certs != nil)
+		conf := sentinelConf(s.Name, "redis-1", c.Spec.Quorum, c.Spec.DownAfter.D(), c.secrets, c.certs != nil)
 		if err := s.c.CopyToContainer(ctx, []byte(conf), "/data/sentinel.conf", 0o644); err != nil {
 			return fmt.Errorf("fresh sentinel.conf for %s: %w", s.Name, err)
 		}

@@ -46,7 +46,7 @@ func (c *Cluster) startSentinel(ctx context.Context) error {
 	}
 	for i := 1; i <= c.Spec.Sentinels; i++ {
 		name := fmt.Sprintf("sentinel-%d", i)
-		conf := sentinelConf(name, master, c.Spec.Quorum, c.Spec.DownAfter, c.secrets, c.certs != nil)
+		conf := sentinelConf(name, master, c.Spec.Quorum, c.Spec.DownAfter.D(), c.secrets, c.certs != nil)
 		files := []testcontainers.ContainerFile{{
 			Reader:            strings.NewReader(conf),
 			ContainerFilePath: "/data/sentinel.conf",

@@ -168,7 +168,7 @@ func tlsConf(port int) []string {
 // useTLS draws the run's certificates and makes the harness's own dials
 // TLS clients of them.
 func (c *Cluster) useTLS() error {
-	cs, err := newCerts(c.Spec.nodeNames())
+	cs, err := newCerts(c.Spec.NodeNames())
 	if err != nil {
 		return fmt.Errorf("TLS certificates: %w", err)
 	}

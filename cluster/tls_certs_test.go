@@ -19,7 +19,7 @@ func TestTheNodesCertificateNamesEveryNodeAndNoOther(t *testing.T) {
 		{Topology: RedisCluster},
 	} {
 		spec = spec.Defaults()
-		cs, err := newCerts(spec.nodeNames())
+		cs, err := newCerts(spec.NodeNames())
 		require.NoError(t, err)
 		pool := x509.NewCertPool()
 		require.True(t, pool.AppendCertsFromPEM(cs.ca))
@@ -31,21 +31,21 @@ func TestTheNodesCertificateNamesEveryNodeAndNoOther(t *testing.T) {
 			_, err := cert.Verify(x509.VerifyOptions{DNSName: name, Roots: pool, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}})
 			return err
 		}
-		names := append(spec.nodeNames(), "localhost", "127.0.0.1")
+		names := append(spec.NodeNames(), "localhost", "127.0.0.1")
 		for _, n := range names {
 			require.NoError(t, verify(n), "%s topology: %s", spec.Topology, n)
 		}
 		require.Error(t, verify("redis-99"), "a node the spec does not start")
 		require.Error(t, verify("example.com"))
 
-		other, err := newCerts(spec.nodeNames())
+		other, err := newCerts(spec.NodeNames())
 		require.NoError(t, err)
 		otherPool := x509.NewCertPool()
 		require.True(t, otherPool.AppendCertsFromPEM(other.ca))
 		_, err = cert.Verify(x509.VerifyOptions{DNSName: names[0], Roots: otherPool})
 		require.Error(t, err, "another run's CA must not vouch for this run's nodes")
 	}
-	require.Contains(t, (Spec{Topology: Sentinel, Resource: true}).Defaults().nodeNames(), "sentinel-3")
+	require.Contains(t, (Spec{Topology: Sentinel, Resource: true}).Defaults().NodeNames(), "sentinel-3")
 }
 
 // Sentinel gets the TLS settings after its "port" line, since the last

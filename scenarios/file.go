@@ -253,9 +253,10 @@ func (s Scenario) spec(seed uint64, driver client.Command, kind workloads.Kind, 
 
 // MarshalFile writes r as a scenario file for people to read and edit:
 // fields in the schema's order, durations as Go duration strings ("1.5s"),
-// the nested ones too, which the reader takes back, the cluster's unset fields (the topology's
-// defaults) left out, and without the fields named in drop (a suite file
-// drops "seed" and what a run derives).
+// the nested ones too, which the reader takes back, the cluster's unset
+// fields (the topology's defaults) left out (topology.Spec omits them), and
+// without the fields named in drop (a suite file drops "seed" and what a
+// run derives).
 func MarshalFile(r RunSpec, drop ...string) ([]byte, error) {
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -267,13 +268,6 @@ func MarshalFile(r RunSpec, drop ...string) ([]byte, error) {
 	}
 	for _, k := range drop {
 		delete(raw, k)
-	}
-	if c, ok := raw["cluster"].(map[string]any); ok {
-		for k, v := range c {
-			if v == nil || v == "" || v == false || v == 0.0 {
-				delete(c, k)
-			}
-		}
 	}
 	humanize(raw, reflect.TypeFor[RunSpec](), "")
 	out := []byte("{")

@@ -18,7 +18,7 @@ const handWritten = `{
   "lock": "simple",
   "workload": "counter",
   "nemesis": "plan",
-  "cluster": {"Topology": "independent", "Masters": 1},
+  "cluster": {"topology": "independent", "masters": 1},
   "fault": {"steps": [{"fault": "pause-client", "target": "holder", "key": "k0", "on": "read", "ttls": 2}]},
   "clients": 3, "keys": ["k0"],
   "ttl": "1s", "hold_min": "50ms", "hold_max": "200ms", "pause": "20ms", "time": "8s"
@@ -43,6 +43,35 @@ func TestAFileOfTheOldMillisecondFieldsReadsAsBefore(t *testing.T) {
 	} {
 		_, err := scenarios.ParseFile([]byte(strings.Replace(handWrittenBefore, tc.from, tc.to, 1)))
 		require.ErrorContains(t, err, tc.msg, tc.to)
+	}
+}
+
+// A file of the cluster's old field names (its Go names, as encoding/json
+// matched them in any case, DownAfter a duration string) reads as today's,
+// and one that names a field both ways is refused.
+func TestAFileOfTheClustersOldFieldNamesReadsAsBefore(t *testing.T) {
+	clusterNow := `"cluster": {"topology": "independent", "masters": 1},`
+	require.Contains(t, handWritten, clusterNow)
+	now, err := scenarios.ParseFile([]byte(strings.Replace(handWritten, clusterNow,
+		`"cluster": {"topology": "sentinel", "down_after": "3s", "tls": true, "link_faults": true},`, 1)))
+	require.NoError(t, err)
+	for _, old := range []string{
+		`"cluster": {"Topology": "sentinel", "DownAfter": "3s", "TLS": true, "LinkFaults": true},`,
+		`"cluster": {"topology": "sentinel", "downafter": "3s", "Tls": true, "linkFaults": true},`,
+		`"cluster": {"topology": "sentinel", "DownAfter": 3000000000, "TLS": true, "LinkFaults": true},`,
+	} {
+		before, err := scenarios.ParseFile([]byte(strings.Replace(handWritten, clusterNow, old, 1)))
+		require.NoError(t, err, old)
+		require.Equal(t, now, before, old)
+	}
+	for _, tc := range []struct{ cluster, msg string }{
+		{`"cluster": {"Topology": "sentinel", "topology": "sentinel"},`, `cluster.Topology: the old name of topology, which is given too`},
+		{`"cluster": {"topology": "sentinel", "DownAfter": "3s", "down_after": "3s"},`, `cluster.DownAfter: the old name of down_after, which is given too`},
+		{`"cluster": {"topology": "sentinel", "DownAfter": "soon"},`, `cluster.DownAfter: bad duration "soon" (whole nanoseconds`},
+		{`"cluster": {"topology": "sentinel", "DownAfter": 1.5},`, `cluster.DownAfter: want whole nanoseconds, got 1.5`},
+	} {
+		_, err := scenarios.ParseFile([]byte(strings.Replace(handWritten, clusterNow, tc.cluster, 1)))
+		require.ErrorContains(t, err, tc.msg, tc.cluster)
 	}
 }
 
@@ -81,7 +110,7 @@ func TestAStoredRunsFileKeepsItsSeedAndExpectation(t *testing.T) {
 func TestBadFilesAreRefusedWithTheFieldsPath(t *testing.T) {
 	for _, tc := range []struct{ from, to, msg string }{
 		{`"clients": 3`, `"clients": 3, "colour": "red"`, `colour: unknown field`},
-		{`"Masters": 1`, `"Masters": 1, "Racks": 2`, `cluster.Racks: unknown field`},
+		{`"masters": 1`, `"masters": 1, "racks": 2`, `cluster.racks: unknown field`},
 		{`"ttls": 2`, `"ttls": 2, "rack": 1`, `fault.steps[0].rack: unknown field`},
 		{`"clients": 3`, `"clients": "3"`, `clients: want an integer, got the string "3"`},
 		{`"ttl": "1s"`, `"ttl": "soon"`, `ttl: bad duration "soon"`},
@@ -94,7 +123,8 @@ func TestBadFilesAreRefusedWithTheFieldsPath(t *testing.T) {
 		{`"fault": "pause-client"`, `"fault": "flood"`, `fault.steps[0].fault: unknown fault "flood"`},
 		{`"target": "holder"`, `"target": "rack:2"`, `fault.steps[0].target: bad target "rack:2"`},
 		{`"ttls": 2`, `"ttls": 2, "after": "-1s"`, `fault.steps[0]: fault pause-client: negative`},
-		{`"Topology": "independent"`, `"Topology": "ring"`, `cluster: unknown topology "ring"`},
+		{`"topology": "independent"`, `"topology": "ring"`, `cluster: unknown topology "ring"`},
+		{`"masters": 1`, `"masters": 1, "down_after": 2000000000`, `cluster.down_after: want a Go duration such as "1.5s", got the number 2000000000`},
 		{`"scenario": "my-pause"`, `"scenario": "../escape"`, `scenario: want a name`},
 		{`"lock": "simple"`, `"lock": "simple", "expect": "maybe"`, `expect: unknown expectation "maybe"`},
 		{`"lock": "simple"`, `"lock": "simple", "driver_name": "perl"`, `driver_name: unknown driver "perl"`},

@@ -16,9 +16,12 @@ import (
 // goldenFile froze what every registered scenario ran as (its RunSpec,
 // CI flag, shipped driver and length) while the scenarios were still Go
 // code, so that the files that replaced them are held to it. It is kept
-// in the format of then (durations as *_ms integers, read by
+// in the format of then (durations as *_ms integers, the cluster's fields
+// under their Go names with DownAfter in nanoseconds, read by
 // upgradeLegacy): it also shows that every scenario's run reads the same
-// from the old format as from the new.
+// from the old format as from the new. Do not write it again
+// (DEADBOLT_WRITE_GOLDEN) to make it pass: it would then hold the new
+// format and prove nothing about the old.
 const goldenFile = "testdata/runspecs.golden.json"
 
 type goldenEntry struct {

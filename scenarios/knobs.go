@@ -31,7 +31,7 @@ var Knobs = []Knob{
 			if s.Cluster.Topology != cluster.Sentinel && s.Cluster.Topology != cluster.RedisCluster {
 				return s, fmt.Errorf("knob down-after-ttl sets Sentinel's or the cluster's down-after; scenario %s runs the %s topology", s.Name, s.Cluster.Topology)
 			}
-			s.Cluster.DownAfter = scaled(s.TTL.D(), v)
+			s.Cluster.DownAfter = Duration(scaled(s.TTL.D(), v))
 			return s, nil
 		},
 	},

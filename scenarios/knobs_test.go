@@ -27,7 +27,7 @@ func TestKnobsSetTheirParameterInTTLs(t *testing.T) {
 	require.NoError(t, err)
 	c, err = d.At(failover, 0.5)
 	require.NoError(t, err)
-	require.Equal(t, 5*time.Second, c.Cluster.DownAfter, "half of its 10 s lease")
+	require.Equal(t, 5*time.Second, c.Cluster.DownAfter.D(), "half of its 10 s lease")
 	_, err = c.Prepare(RunOptions{Seed: 1})
 	require.NoError(t, err)
 

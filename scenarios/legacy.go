@@ -3,6 +3,9 @@ package scenarios
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -16,12 +19,18 @@ var legacyDurations = map[string]string{
 
 // upgradeLegacy turns a decoded spec of the old format into the new, in
 // place: the *_ms fields renamed, their numbers of milliseconds made
-// duration strings, and the fault steps' boolean modes made their Aim and
+// duration strings, the cluster's Go field names made its JSON names
+// (upgradeCluster), and the fault steps' boolean modes made their Aim and
 // Until (upgradeStep).
 func upgradeLegacy(raw any) error {
 	obj, ok := raw.(map[string]any)
 	if !ok {
 		return nil // not an object: the decoder says what is wrong
+	}
+	if c, ok := obj["cluster"].(map[string]any); ok {
+		if err := upgradeCluster(c); err != nil {
+			return fmt.Errorf("cluster.%w", err)
+		}
 	}
 	if fault, ok := obj["fault"].(map[string]any); ok {
 		// A schedule's own handoff flag is its until, as a step's is.
@@ -46,24 +55,77 @@ func upgradeLegacy(raw any) error {
 			return fmt.Errorf("%s: the old name of %s, which is given too", old, name)
 		}
 		delete(obj, old)
-		switch n := v.(type) {
-		case json.Number:
-			ms, err := n.Int64()
-			if err != nil {
-				return fmt.Errorf("%s: want whole milliseconds, got %s", old, n)
-			}
-			v = (time.Duration(ms) * time.Millisecond).String()
-		case float64:
-			if n != float64(int64(n)) {
-				return fmt.Errorf("%s: want whole milliseconds, got %g", old, n)
-			}
-			v = (time.Duration(n) * time.Millisecond).String()
-		case string:
-			if _, err := time.ParseDuration(n); err != nil {
-				return fmt.Errorf("%s: bad duration %q (whole milliseconds, or a Go duration such as \"1.5s\")", old, n)
+		d, err := legacyDuration(v, time.Millisecond, "milliseconds")
+		if err != nil {
+			return fmt.Errorf("%s: %w", old, err)
+		}
+		obj[name] = d
+	}
+	return nil
+}
+
+// legacyDuration is an old duration as today's duration string: a whole
+// number of unit (units names it), or a Go duration string as it is.
+// Anything else is left for the decoder to refuse.
+func legacyDuration(v any, unit time.Duration, units string) (any, error) {
+	switch n := v.(type) {
+	case json.Number:
+		whole, err := n.Int64()
+		if err != nil {
+			return nil, fmt.Errorf("want whole %s, got %s", units, n)
+		}
+		return (time.Duration(whole) * unit).String(), nil
+	case float64:
+		if n != float64(int64(n)) {
+			return nil, fmt.Errorf("want whole %s, got %g", units, n)
+		}
+		return (time.Duration(n) * unit).String(), nil
+	case string:
+		if _, err := time.ParseDuration(n); err != nil {
+			return nil, fmt.Errorf("bad duration %q (whole %s, or a Go duration such as \"1.5s\")", n, units)
+		}
+	}
+	return v, nil
+}
+
+// legacyClusterFields are the cluster's fields under the names they had
+// before they had JSON names: their Go names, which encoding/json matched
+// in any case ("Topology", "topology"), with DownAfter a time.Duration,
+// nanoseconds in scenario.json and a Go duration string in files.
+var legacyClusterFields = map[string]string{
+	"Topology": "topology", "Masters": "masters", "Replicas": "replicas", "Sentinels": "sentinels",
+	"Quorum": "quorum", "DownAfter": "down_after", "PrimaryKey": "primary_key", "Resource": "resource",
+	"Persistence": "persistence", "LinkFaults": "link_faults", "ClockFaults": "clock_faults",
+	"TLS": "tls", "Image": "image",
+}
+
+// upgradeCluster gives a cluster object's fields of the old names their
+// new ones, DownAfter's nanoseconds made a duration string. A field given
+// under both names is refused, whatever the two say.
+func upgradeCluster(c map[string]any) error {
+	for _, key := range slices.Sorted(maps.Keys(c)) {
+		v := c[key]
+		name := ""
+		for old, now := range legacyClusterFields {
+			if strings.EqualFold(key, old) {
+				name = now
+				break
 			}
 		}
-		obj[name] = v
+		if name == "" || key == name {
+			continue // a field of today's name, or unknown: the decoder judges it
+		}
+		if _, both := c[name]; both {
+			return fmt.Errorf("%s: the old name of %s, which is given too", key, name)
+		}
+		if name == "down_after" {
+			var err error
+			if v, err = legacyDuration(v, time.Nanosecond, "nanoseconds"); err != nil {
+				return fmt.Errorf("%s: %w", key, err)
+			}
+		}
+		delete(c, key)
+		c[name] = v
 	}
 	return nil
 }

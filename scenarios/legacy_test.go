@@ -1,12 +1,16 @@
 package scenarios
 
 import (
+	"encoding/json"
+	"path"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/deadbolt-lab/deadbolt/nemesis"
+	"github.com/deadbolt-lab/deadbolt/topology"
 )
 
 func TestAStepsOldBooleansBecomeItsAimAndUntil(t *testing.T) {
@@ -50,4 +54,31 @@ func TestAPresetsHandoffFlagBecomesItsUntil(t *testing.T) {
 
 	_, err = ParseFile([]byte(strings.Replace(string(b), `"until": "handoff"`, `"until": "handoff", "handoff": true`, 1)))
 	require.ErrorContains(t, err, "fault.until: given with the old fields")
+}
+
+// Every shipped scenario file spells its cluster as files are written now:
+// each key one of topology.Spec's JSON names exactly, so that nothing in it
+// is upgraded as it is read.
+func TestShippedFilesNameTheClustersFieldsAsTheSpecDoes(t *testing.T) {
+	names := jsonFields(reflect.TypeFor[topology.Spec]())
+	n := 0
+	for _, dir := range []string{"suite", "findings"} {
+		entries, err := suiteFiles.ReadDir(dir)
+		require.NoError(t, err)
+		for _, e := range entries {
+			b, err := suiteFiles.ReadFile(path.Join(dir, e.Name()))
+			require.NoError(t, err)
+			var file struct {
+				Cluster map[string]json.RawMessage `json:"cluster"`
+			}
+			require.NoError(t, json.Unmarshal(b, &file), e.Name())
+			require.NotEmpty(t, file.Cluster, "%s/%s names no cluster", dir, e.Name())
+			for key := range file.Cluster {
+				_, ok := names[key]
+				require.True(t, ok, "%s/%s: cluster.%s is not a name of topology.Spec", dir, e.Name(), key)
+			}
+			n++
+		}
+	}
+	require.Greater(t, n, 60)
 }

@@ -63,8 +63,10 @@ func TestEveryFieldOfTheSpecRoundTripsThroughFileRunAndScenarioJSON(t *testing.T
 
 // TestAStoredRunOfTheOldFormatReadsAsTheSameRun: the golden file holds
 // scenario.json as runs stored it before durations were strings (ttl_ms
-// and so on); each, as a stored run's scenario.json, reads (ReadSpec) and
-// replays (ParseFile) as the run the scenario's file makes now.
+// and so on) and before the cluster's fields had JSON names ("Topology",
+// "DownAfter" in nanoseconds); each, as a stored run's scenario.json, reads
+// (ReadSpec) and replays (ParseFile) as the run the scenario's file makes
+// now.
 func TestAStoredRunOfTheOldFormatReadsAsTheSameRun(t *testing.T) {
 	b, err := os.ReadFile(filepath.FromSlash(goldenFile))
 	require.NoError(t, err)
@@ -76,6 +78,7 @@ func TestAStoredRunOfTheOldFormatReadsAsTheSameRun(t *testing.T) {
 	require.NotEmpty(t, old)
 	for name, e := range old {
 		require.Contains(t, string(e.Spec), `"ttl_ms"`, "%s: the golden keeps the old format", name)
+		require.Contains(t, string(e.Spec), `"DownAfter": `, "%s: the golden keeps the cluster's old names", name)
 		dir := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(dir, SpecFile), e.Spec, 0o644))
 		stored, err := ReadSpec(dir)

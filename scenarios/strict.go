@@ -15,9 +15,11 @@ import (
 // refusing unknown fields and values of the wrong type with the field's
 // JSON path ("fault.steps[1].after: ..."): encoding/json names neither.
 // Where people write durations, a Go duration string ("1.5s") is taken:
-// in a Duration field only that, in a time.Duration field (nanoseconds as
-// a number, as scenario.json stores it) and in an integer field whose name
-// ends in _ms too. A RunSpec's old *_ms fields are read (upgradeLegacy).
+// in a Duration field only that, in a time.Duration field (the fault's
+// after, for, by and every: nanoseconds as a number, as scenario.json
+// stores them) and in an integer field whose name ends in _ms too. A
+// RunSpec's old *_ms fields and its cluster's old field names are read
+// (upgradeLegacy).
 func decodeStrict(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()

@@ -131,7 +131,7 @@ func TestTheBinaryRunsAScenarioWithAllFour(t *testing.T) {
 	require.NoError(t, err, string(out))
 	file := filepath.Join(dir, "s.json")
 	require.NoError(t, os.WriteFile(file, []byte(`{"scenario": "extend-example", "lock": "example-setnx", "workload": "first-key",
-	  "cluster": {"Topology": "independent", "Masters": 1}, "nemesis": "plan",
+	  "cluster": {"topology": "independent", "masters": 1}, "nemesis": "plan",
 	  "fault": {"steps": [{"fault": "stutter", "target": "node:redis-1", "after": "1s", "by": "200ms"}]},
 	  "clients": 3, "keys": ["k0"], "ttl": "2s", "hold_min": "10ms", "hold_max": "50ms", "pause": "10ms", "time": "5s"}`), 0o644))
 	store := filepath.Join(dir, "store")
