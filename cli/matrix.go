@@ -225,17 +225,7 @@ func fillMatrix(m *reports.Matrix, cells []scenarios.MatrixCell, runs []scenario
 			}
 		}
 	}
-	// A cell whose every run showed that its failure cannot arise for the
-	// lock (a release that is one step) is n/a, with that evidence.
-	for i := range m.Cells {
-		c := &m.Cells[i]
-		if c.NotApplicable != "" || len(c.Runs) == 0 || len(c.Errors) > 0 {
-			continue
-		}
-		if !slices.ContainsFunc(c.Runs, func(r *reports.Results) bool { return r.NotApplicable == "" }) {
-			c.NotApplicable = "the runs show it cannot arise: " + c.Runs[0].NotApplicable
-		}
-	}
+	m.ShownNotApplicable()
 	m.CountMissing()
 	return suite, code
 }

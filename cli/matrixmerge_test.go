@@ -230,3 +230,55 @@ func TestACellThatCannotAriseIsNotApplicableAndAMissIsUnknown(t *testing.T) {
 	require.Equal(t, exitUnknown, code, "a run whose staging merely missed leaves the cell undecided")
 	require.Equal(t, "unknown", m.Cells[0].Class())
 }
+
+// A cell that the runs of the shard that ran it showed n/a is planned like
+// any cell in the other shards: the shards merge (they are one matrix),
+// and the merged cell is n/a with the runs' evidence. (make audit's merge
+// refused its four shards so, 2026-11-28.)
+func TestShardsMergeWhenOneShardsRunsShowACellNotApplicable(t *testing.T) {
+	locks, failures := []string{"simple"}, []string{"pause", "pause-in-release"}
+	cells, err := scenarios.Cells(locks, failures, scenarios.RunOptions{Seed: 1})
+	require.NoError(t, err)
+	oneStep := "the lock's release is one step: 9 of 20 strikes of pause-in-release landed inside it"
+	root := t.TempDir()
+	var stores []string
+	for i := 1; i <= 2; i++ {
+		store := filepath.Join(root, fmt.Sprintf("shard-%d", i))
+		shard := shardFlag{i, 2}
+		args := []string{"--locks", "simple", "--failures", "pause,pause-in-release", "--seeds", "1", "--seed", "1", "--store", store, fmt.Sprintf("--shard=%d/2", i)}
+		m := newMatrix(grid{kind: reports.KindMatrix, args: args, rows: locks, cols: failures, failures: scenarios.Failures()}, 1, 1, shard)
+		runs := scenarios.ShardRuns(scenarios.MatrixRuns(cells, m.Seeds), i, 2)
+		require.Len(t, runs, 1)
+		results := make([]*reports.Results, len(runs))
+		for k, run := range runs {
+			dir := filepath.Join(store, run.Scenario.Name, time.Date(2026, 1, 1, 0, 0, i, 0, time.UTC).Format(reports.RunDirTime))
+			r := &reports.Results{Scenario: run.Scenario.Name, Lock: "simple", Seed: run.Seed, Verdict: "valid", Expected: string(run.Scenario.Expect), Health: "ok", Dir: dir, Matches: true}
+			if run.Scenario.Name == cells[1].Scenario.Name {
+				r.Verdict, r.Matches, r.Staging, r.NotApplicable = "unknown", false, "1 step of the nemesis did not go as planned", oneStep
+			}
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			b, err := json.Marshal(r)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, reports.ResultsFile), b, 0o644))
+			results[k] = r
+		}
+		suite, code := fillMatrix(&m, cells, runs, results, make([]error, len(runs)))
+		require.Equal(t, exitOK, code)
+		require.NoError(t, reports.WriteMatrix(store, m))
+		require.NoError(t, writeSuiteJUnit(filepath.Join(store, reports.JUnitFile), suite, m.Started))
+		require.NoError(t, reports.WriteIndex(store))
+		stores = append(stores, store)
+	}
+	merged := filepath.Join(root, "merged")
+	code, out, stderr := deadbolt(t, append([]string{"report", "--merge", "--out", merged}, stores...)...)
+	require.Equal(t, exitOK, code, "%s%s", out, stderr)
+	_, _, data := readMatrixPages(t, merged)
+	var na []string
+	for _, c := range data["cells"].([]any) {
+		if s, ok := c.(map[string]any)["not_applicable"].(string); ok {
+			na = append(na, s)
+		}
+	}
+	require.Len(t, na, 1, "the one cell its runs showed n/a, and only it")
+	require.Contains(t, na[0], oneStep)
+}

@@ -107,6 +107,25 @@ type MatrixCell struct {
 	Missing int
 }
 
+// ShownNotApplicable marks n/a, with that evidence, each planned cell all
+// of whose runs showed that its failure cannot arise for the lock (a
+// release that is one step), and none of whose seeds failed to run.
+func (m *Matrix) ShownNotApplicable() {
+	for i := range m.Cells {
+		c := &m.Cells[i]
+		if c.NotApplicable != "" || len(c.Runs) == 0 || len(c.Errors) > 0 {
+			continue
+		}
+		if !slices.ContainsFunc(c.Runs, func(r *Results) bool { return r.NotApplicable == "" }) {
+			c.NotApplicable = shownPrefix + c.Runs[0].NotApplicable
+		}
+	}
+}
+
+// shownPrefix begins a cell's n/a that its runs showed, rather than its
+// plan.
+const shownPrefix = "the runs show it cannot arise: "
+
 // CountMissing sets each applicable cell's Missing: the runs of its seeds
 // that it holds neither a result nor an error of.
 func (m *Matrix) CountMissing() {

@@ -46,7 +46,12 @@ func joinMatrices(ms []storeMatrix) (matrixFile, error) {
 	heldBy := map[int]string{}   // shard -> store
 	runBy := map[string]string{} // cell and seed -> store
 	for ci := range j.Cells {
-		j.Cells[ci].Runs, j.Cells[ci].Errors = nil, nil
+		c := &j.Cells[ci]
+		c.Runs, c.Errors = nil, nil
+		if c.Scenario != "" {
+			// A shard's runs showed it n/a: the merged runs decide again.
+			c.NotApplicable = ""
+		}
 	}
 	for _, sm := range ms {
 		f := sm.file
@@ -132,8 +137,10 @@ func sameMatrix(a, b storeMatrix) error {
 	}
 	for i, ca := range fa.Cells {
 		cb := fb.Cells[i]
+		// The plan's shape: a cell the runs of the shard that ran it
+		// showed n/a is planned alike in the shards that did not.
 		shape := func(c matrixFileCell) string {
-			if c.NotApplicable != "" {
+			if c.Scenario == "" {
 				return "n/a"
 			}
 			return fmt.Sprintf("scenario %s expecting %s", c.Scenario, c.Expected)
@@ -188,6 +195,7 @@ func mergeMatrix(out string, stores []string, kind string) (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.ShownNotApplicable()
 	if err := WriteMatrix(out, m); err != nil {
 		_, _, data := m.Files()
 		return nil, fmt.Errorf("%s: %w", filepath.Join(out, data), err)
