@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -96,13 +97,22 @@ func (uses) Check(in *Input) Result {
 		if caught > 0 {
 			r.Reason = fmt.Sprintf("no use of a yes the lock could not give took effect: caught by the fence, the resource rejected %s made on one.", Plural(caught, "use"))
 		}
-		if n, first := unreadInspects(in); n > 0 {
+		unread := unreadInspects(in)
+		if n := len(unread.impossible); n > 0 {
+			// The run's own fault had killed or stopped every node that
+			// did not answer: no read could reach it, and what it held
+			// was the fault's to keep or lose.
+			r.Metrics["inspects_impossible"] = int64(n)
+			r.Reason += fmt.Sprintf(" The key of %s could not be read back, its node down by the run's own fault (the first: %s).",
+				Plural(n, "refused acquire"), unread.impossible[0])
+		}
+		if n := len(unread.missed); n > 0 {
 			// A refused acquire that took its key is found only by reading
 			// the key back; a read that did not answer may hide one.
 			r.Verdict = Unknown
 			r.Metrics["inspects_unanswered"] = int64(n)
 			r.Reason = fmt.Sprintf("the harness could not read back the key of %s right after its refusal (the first: %s), so an acquire that took the key and said it did not may be hidden; otherwise %s",
-				Plural(n, "refused acquire"), first, r.Reason)
+				Plural(n, "refused acquire"), unread.missed[0], r.Reason)
 		}
 		return r
 	}
@@ -126,23 +136,53 @@ func (uses) Check(in *Input) Result {
 	return r
 }
 
-// unreadInspects counts the harness's reads of a refused acquire's key
-// that did not answer, and describes the first.
-func unreadInspects(in *Input) (int, string) {
-	n, first := 0, ""
+// unread are the harness's reads of a refused acquire's key that did not
+// answer, each described: missed (a node that may hold the token did not
+// answer) or impossible (every node that did not answer was down by the
+// run's own fault then).
+type unread struct{ missed, impossible []string }
+
+// unreadInspects finds the harness's reads of a refused acquire's key
+// that did not answer.
+func unreadInspects(in *Input) unread {
+	var u unread
 	for _, p := range in.Pairs {
 		if p.Invoke.F != history.Inspect || (p.Complete != nil && p.Complete.Type == history.OK) {
 			continue
 		}
-		if n == 0 {
-			first = fmt.Sprintf("lease %s on key %q at %s", p.Invoke.Lease, p.Invoke.Key, at(p.Invoke.Time))
-			if p.Complete != nil && p.Complete.Error != "" {
-				first += ": " + p.Complete.Error
-			}
+		what := fmt.Sprintf("lease %s on key %q at %s", p.Invoke.Lease, p.Invoke.Key, at(p.Invoke.Time))
+		if p.Complete != nil && p.Complete.Error != "" {
+			what += ": " + p.Complete.Error
 		}
-		n++
+		if down := downByFault(in.Faults, p); down != "" {
+			u.impossible = append(u.impossible, what+" ("+down+")")
+			continue
+		}
+		u.missed = append(u.missed, what)
 	}
-	return n, first
+	return u
+}
+
+// downByFault names, for a read of the nodes that did not answer (the
+// completion's Node), the faults of the run that killed or stopped each
+// of them while the read was out; "" when some node has none, or the
+// read names no node (a history recorded before reads named them).
+func downByFault(faults []FaultWindow, p history.Operation) string {
+	if p.Complete == nil || p.Complete.Node == "" {
+		return ""
+	}
+	var by []string
+	for _, node := range strings.Split(p.Complete.Node, ",") {
+		i := slices.IndexFunc(faults, func(w FaultWindow) bool {
+			return w.Node == node && !w.OnClients() && (w.Effects.Kills || w.Effects.Stops) &&
+				w.Start <= p.Complete.Time && w.End >= p.Invoke.Time
+		})
+		if i < 0 {
+			return ""
+		}
+		by = append(by, faults[i].Name())
+	}
+	return strings.Join(by, ", ")
 }
 
 // leaseEvent of uses: a yes, a refusal, a loss told, a resource use.

@@ -176,3 +176,38 @@ func TestALateYesWhoseUseTheFenceRejectedIsCaught(t *testing.T) {
 	assert.Equal(t, Valid, r.Verdict, r.Reason)
 	assert.Empty(t, found)
 }
+
+// A read back of a refused acquire's key that a node did not answer, while
+// the run's own fault had killed (or stopped) that node, is impossible,
+// not missing: the run keeps its verdict, and says so. The look-alikes stay
+// unknown: the fault on another node, the fault healed before the read, a
+// fault that does not stop a node (a clock jump), a read that names no
+// node (a history recorded before reads named them), and a read one of
+// whose silent nodes no fault explains.
+func TestARefusalWhoseNodeTheRunsFaultHadKilledIsNoMissedRead(t *testing.T) {
+	read := func(b *builder, nodes string) *builder {
+		return b.refused(1, "k", "a", ms(0), ms(1600), ms(1000)).
+			call(history.Op{Time: ms(1601), Process: history.HarnessProcess, F: history.Inspect, Key: "k", Lease: "a", Owner: "tok-a"}, history.Info, ms(1605),
+				func(c *history.Op) { c.Error, c.Node = "redis-1: EOF", nodes })
+	}
+	r, found := badUsesOf(t, read(newHistory().fault("kill", "redis-1", ms(1500), ms(3000)), "redis-1"))
+	assert.Empty(t, found)
+	assert.Equal(t, Valid, r.Verdict, r.Reason)
+	assert.Contains(t, r.Reason, "The key of 1 refused acquire could not be read back, its node down by the run's own fault (the first: lease a on key \"k\" at 1.601s: redis-1: EOF (kill(redis-1))).")
+	assert.EqualValues(t, 1, r.Metrics["inspects_impossible"])
+	r, _ = badUsesOf(t, read(newHistory().fault("pause-node", "redis-1", ms(1500), ms(3000)), "redis-1"))
+	assert.Equal(t, Valid, r.Verdict, "a frozen node answers nothing either: %s", r.Reason)
+
+	for name, b := range map[string]*builder{
+		"the kill on another node":    read(newHistory().fault("kill", "redis-2", ms(1500), ms(3000)), "redis-1"),
+		"the kill healed before":      read(newHistory().fault("kill", "redis-1", ms(500), ms(1000)), "redis-1"),
+		"a clock jump on the node":    read(newHistory().fault("clock-jump", "redis-1", ms(1500), ms(3000)), "redis-1"),
+		"a read that names no node":   read(newHistory().fault("kill", "redis-1", ms(1500), ms(3000)), ""),
+		"one silent node unexplained": read(newHistory().fault("kill", "redis-1", ms(1500), ms(3000)), "redis-1,redis-2"),
+		"a kill that began after it":  read(newHistory().fault("kill", "redis-1", ms(1700), ms(3000)), "redis-1"),
+	} {
+		r, _ := badUsesOf(t, b)
+		assert.Equal(t, Unknown, r.Verdict, "%s: %s", name, r.Reason)
+		assert.Contains(t, r.Reason, "could not read back the key of 1 refused acquire right after its refusal", name)
+	}
+}

@@ -11,15 +11,15 @@ import (
 // ReadKey reads key on every node of the lock service (RoleRedis), as the
 // harness: each node's string value, leaving out the nodes without the key
 // and those whose value is not a string (a hash lock) or that do not
-// serve its slot (MOVED). The error joins the nodes that did not answer.
-// A GET changes nothing, and a node's keys expire by its own clock
+// serve its slot (MOVED), and each node that did not answer with its
+// error. A GET changes nothing, and a node's keys expire by its own clock
 // whether or not it is read.
-func (c *Cluster) ReadKey(ctx context.Context, key string) (map[string]string, error) {
+func (c *Cluster) ReadKey(ctx context.Context, key string) (values map[string]string, unanswered map[string]error) {
 	var (
 		mu   sync.Mutex
 		wg   sync.WaitGroup
 		out  = map[string]string{}
-		errs []error
+		errs = map[string]error{}
 	)
 	for _, n := range c.ByRole(RoleRedis) {
 		rdb := c.reader(n)
@@ -40,12 +40,12 @@ func (c *Cluster) ReadKey(ctx context.Context, key string) (map[string]string, e
 			case errors.Is(err, redis.Nil):
 			case isReply(err, "WRONGTYPE", "MOVED", "ASK", "CLUSTERDOWN"):
 			default:
-				errs = append(errs, err)
+				errs[n.Name] = err
 			}
 		})
 	}
 	wg.Wait()
-	return out, errors.Join(errs...)
+	return out, errs
 }
 
 // reader is the harness's client of node n for ReadKey, kept open for the

@@ -160,7 +160,7 @@ func (r *run) record(ctx context.Context) (closeRecord func(), err error) {
 // workloadConfig is the workload's share of the spec, and its wiring.
 func (r *run) workloadConfig() workloads.Config {
 	s := r.s
-	var inspect func(context.Context, string) (map[string]string, error)
+	var inspect func(context.Context, string) (map[string]string, map[string]error)
 	if r.cl != nil { // a fake deployment has no key reader
 		inspect = r.cl.ReadKey
 	}

@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -27,7 +28,7 @@ func (r *Runner) inspect(ctx context.Context, key, lease, token string) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, inspectTimeout)
 	defer cancel()
-	values, err := r.cfg.Inspect(ctx, key)
+	values, unanswered := r.cfg.Inspect(ctx, key)
 	inv := history.Op{Type: history.Invoke, Process: history.HarnessProcess, F: history.Inspect, Key: key, Lease: lease, Owner: token}
 	done := history.Op{Type: history.OK, Process: history.HarnessProcess, F: history.Inspect, Key: key, Lease: lease}
 	var held []string
@@ -36,10 +37,17 @@ func (r *Runner) inspect(ctx context.Context, key, lease, token string) {
 			held = append(held, node)
 		}
 	}
-	if err != nil && len(held) == 0 {
+	if len(unanswered) > 0 && len(held) == 0 {
 		// A node that did not answer may hold the token; one that did
-		// and holds it is the finding, whatever the others said.
-		done.Type, done.Error = history.Info, err.Error()
+		// and holds it is the finding, whatever the others said. Node
+		// names the nodes that did not answer, so that the checker can
+		// tell a node the run's own fault had killed or stopped.
+		nodes := slices.Sorted(maps.Keys(unanswered))
+		var errs []string
+		for _, n := range nodes {
+			errs = append(errs, n+": "+unanswered[n].Error())
+		}
+		done.Type, done.Error, done.Node = history.Info, strings.Join(errs, "; "), strings.Join(nodes, ",")
 	}
 	if len(held) > 0 {
 		slices.Sort(held)

@@ -62,9 +62,10 @@ type Config struct {
 	Reenter bool
 	// Inspect, when set, reads key on every node of the lock service: each
 	// node's value (nodes without the key, or whose value is not a string,
-	// left out). The harness reads a key after an acquire the lock refused
-	// that said which token it tried (inspect.go).
-	Inspect func(ctx context.Context, key string) (map[string]string, error)
+	// left out), and the error of each node that did not answer. The
+	// harness reads a key after an acquire the lock refused that said
+	// which token it tried (inspect.go).
+	Inspect func(ctx context.Context, key string) (values map[string]string, unanswered map[string]error)
 	Rec     *history.Recorder
 }
 
