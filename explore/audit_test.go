@@ -3,7 +3,9 @@ package explore
 import (
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/deadbolt-lab/deadbolt/nemesis"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
 
@@ -32,6 +34,33 @@ func TestCallColumnsDrawForTheLocksCall(t *testing.T) {
 		}
 		if _, err := f.Draw("reentrant-lease", scenarios.RunOptions{}); err == nil || !strings.Contains(err.Error(), "makes no call on a held lease") {
 			t.Errorf("%s for reentrant-lease: %v", f.Name, err)
+		}
+	}
+}
+
+// A pause until the handoff, on a lock whose holds last several TTLs,
+// leaves room in the fault phase for what it waits on: the next grant
+// after its delay (a hold away), its own length, a grant within that
+// length held a whole hold, and the handoff a lease after it. (The
+// audit's call-stalled cell on rueidislock missed its handoff on every
+// version with a 7 s phase and 3-4 s holds.)
+func TestAPauseUntilTheHandoffHasTimeForIt(t *testing.T) {
+	for _, f := range CallFailures() {
+		if f.Name != "call-stalled" {
+			continue
+		}
+		s, err := f.Draw("reentrant", scenarios.RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := s.Fault.Steps[0]
+		if st.Until != nemesis.UntilHandoff || st.After == 0 {
+			t.Fatalf("call-stalled drew %+v", st)
+		}
+		ttl, hold := s.TTL.D(), s.HoldMax.D()
+		need := st.After + hold + time.Duration(st.TTLs)*ttl + hold + ttl
+		if s.Time.D() < need {
+			t.Errorf("a %s fault phase for a pause until the handoff that may need %s (holds up to %s, TTL %s)", s.Time.D(), need, hold, ttl)
 		}
 	}
 }

@@ -240,13 +240,33 @@ func (b *build) reads() bool {
 func (b *build) timing() {
 	span := 8 * b.ttl
 	if b.s.Nemesis == nemesis.PlanSchedule {
-		span = (&nemesis.Plan{Steps: b.s.Fault.Steps}).Span(b.ttl)
+		span = (&nemesis.Plan{Steps: b.s.Fault.Steps}).Span(b.ttl) + b.waits()
 	}
 	b.s.Time = scenarios.Duration(max(span+2*time.Second+2*b.ttl, 4*time.Second))
 	b.s.MinAcquires = 5
 	if b.s.HoldMin.D() >= b.ttl {
 		b.s.MinAcquires = 2
 	}
+}
+
+// waits is the time the plan's steps may spend waiting on the workload,
+// which Plan.Span leaves out: a step on a holder's event that comes after
+// a delay waits for the next grant, up to a hold's length; a pause until
+// the handoff may see the key granted within its length, held a whole
+// hold, and its handoff only at the grant after that, a lease later.
+// (audit's call-stalled on rueidislock: 3-4 s holds, a 7 s fault phase,
+// the handoff missed on every version.)
+func (b *build) waits() time.Duration {
+	var w time.Duration
+	for _, st := range b.s.Fault.Steps {
+		if st.On != "" && st.After > 0 {
+			w += b.s.HoldMax.D()
+		}
+		if st.Until == nemesis.UntilHandoff {
+			w += b.s.HoldMax.D() + b.ttl
+		}
+	}
+	return w
 }
 
 // describe says what the run stages, in one line.
