@@ -25,6 +25,8 @@ type callColumn struct {
 	family     string
 	// sure fixes the generated step where a draw could miss the moment.
 	sure func(b *build, s *nemesis.Step)
+	// strikes is how many times the step strikes, a TTL apart (0: once).
+	strikes int
 }
 
 var callColumns = []callColumn{
@@ -62,7 +64,7 @@ var callColumns = []callColumn{
 				s.Target, s.Until, s.For = "primary", nemesis.UntilFailover, 2*b.ttl
 			}
 		}},
-	{name: "call-connections-closed", family: "node-at-grant",
+	{name: "call-connections-closed", family: "node-at-grant", strikes: 3,
 		what: "every client connection of the master is closed once a client holds a key it keeps calling on, three times",
 		sure: func(b *build, s *nemesis.Step) {
 			s.Fault, s.Aim, s.Until, s.For, s.TTLs, s.By = "kill-connections", nemesis.AimNone, nemesis.UntilLength, 0, 0, 0
@@ -125,9 +127,9 @@ func (c callColumn) draw(lock string, o scenarios.RunOptions) (scenarios.Scenari
 	}
 	st := &b.s.Fault.Steps[0]
 	c.sure(b, st)
-	if c.name == "call-connections-closed" {
-		// Three closings, a TTL apart, each while the holder calls on.
-		b.s.Fault.Steps = []nemesis.Step{*st, {Fault: st.Fault, Target: st.Target, After: b.ttl}, {Fault: st.Fault, Target: st.Target, After: b.ttl}}
+	for range c.strikes - 1 {
+		// Again a TTL later, while the holder calls on.
+		b.s.Fault.Steps = append(b.s.Fault.Steps, nemesis.Step{Fault: st.Fault, Target: st.Target, After: b.ttl})
 	}
 	b.timing()
 	b.s.Description = fmt.Sprintf("%s: %s; drawn by deadbolt explore for %s's %s (%s workload)", c.name, c.what, lock, call, b.s.WorkloadName())

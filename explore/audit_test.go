@@ -64,3 +64,23 @@ func TestAPauseUntilTheHandoffHasTimeForIt(t *testing.T) {
 		}
 	}
 }
+
+// A column that strikes several times says so in its declaration: the
+// closed connections strike three times, a TTL apart.
+func TestAColumnStrikesAsOftenAsItDeclares(t *testing.T) {
+	for _, c := range callColumns {
+		s, err := c.draw("reentrant", scenarios.RunOptions{})
+		if err != nil {
+			continue // no such call (call-interrupted on a watchdog)
+		}
+		want := max(c.strikes, 1)
+		if got := len(s.Fault.Steps); got != want {
+			t.Errorf("%s: %d steps, declared %d strikes", c.name, got, want)
+		}
+		for _, st := range s.Fault.Steps[1:] {
+			if st.After != s.TTL.D() || st.Fault != s.Fault.Steps[0].Fault {
+				t.Errorf("%s: a later strike %+v", c.name, st)
+			}
+		}
+	}
+}
