@@ -67,7 +67,8 @@ const (
 	// nodes right after an acquire the lock refused that said which token
 	// it tried (Lease names that acquire, Owner on the invoke its token):
 	// the ok completion's Owner is that token when a node held it (Node
-	// names the nodes), empty when none did. On the harness's process.
+	// names the nodes), empty when none did; an info completion's Node
+	// names the nodes that did not answer. On the harness's process.
 	Inspect F = "inspect"
 	// Tilt is a Sentinel entering (Node "entered") or leaving ("left") TILT
 	// mode: its timer fired more than 2 s late (the process was starved),
