@@ -32,6 +32,9 @@ type FaultWindow struct {
 	// Effects are what the fault does, as its fault-start recorded them
 	// (history.EffectsOf).
 	Effects history.Effects `json:"effects"`
+	// By is the fault's size in nanoseconds (a delay's), 0 when it has
+	// none or its history did not record it.
+	By int64 `json:"by,omitempty"`
 }
 
 // OnClients reports a fault on a client or its links only: it cannot
@@ -98,7 +101,7 @@ func faultWindows(ops []history.Op, end int64) []FaultWindow {
 		switch {
 		case op.F == history.FaultStart && op.Type == history.Invoke:
 			pending[instance(op)] = len(ws)
-			ws = append(ws, FaultWindow{Fault: op.Fault, ID: op.FaultID, Node: op.Node, Start: op.Time, Target: op.Target, Effects: history.EffectsOf(op)})
+			ws = append(ws, FaultWindow{Fault: op.Fault, ID: op.FaultID, Node: op.Node, Start: op.Time, Target: op.Target, Effects: history.EffectsOf(op), By: op.By})
 			failed = append(failed, false)
 		case op.F == history.FaultStart:
 			key := instance(op)
@@ -169,8 +172,9 @@ func FaultsDuring(ws []FaultWindow, a, b int64) []string {
 // faultTroubles finds fault steps that did not complete ok: a start that
 // failed or is unknown, a heal that failed, is unknown or never came, and a
 // health check around a fault that did not pass: the fault's effect is
-// then in doubt.
-func faultTroubles(pairs []history.Operation) []Anomaly {
+// then in doubt. The missed step invoked at history index explained is
+// left out: the lock's evidence accounts for it (notApplicable).
+func faultTroubles(pairs []history.Operation, explained int) []Anomaly {
 	var out []Anomaly
 	var starts []history.Operation // ok ones
 	for _, p := range pairs {
@@ -179,6 +183,9 @@ func faultTroubles(pairs []history.Operation) []Anomaly {
 			continue
 		}
 		if inv.F == history.FaultMissed {
+			if inv.Index == explained {
+				continue
+			}
 			why := "no reason given"
 			if p.Complete != nil && p.Complete.Error != "" {
 				why = p.Complete.Error

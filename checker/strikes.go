@@ -336,15 +336,18 @@ func (sr seriesOf) oneStep() bool {
 
 // notApplicable says why the failure a run stages cannot arise for its
 // lock, from the evidence ("" when it can): a series of stops inside a
-// call that is one step.
-func notApplicable(in *Input) string {
+// call that is one step, or a grant aimed under replies held back past
+// the lease that the lock never handed back (late_grants.go). The index
+// is the history index of the missed step the reason accounts for, -1
+// for none.
+func notApplicable(in *Input) (string, int) {
 	for _, sr := range strikeSeries(in) {
 		if sr.oneStep() {
 			return fmt.Sprintf("the lock's %s is one step: %d of %s of %s landed inside it (the reply outstanding), and after none was the key %q seen held, so no stop can land between its check and its write",
-				sr.strikes[0].Op, sr.inside, Plural(len(sr.strikes), "strike"), sr.series.fault, sr.series.key)
+				sr.strikes[0].Op, sr.inside, Plural(len(sr.strikes), "strike"), sr.series.fault, sr.series.key), -1
 		}
 	}
-	return ""
+	return lateGrantsDropped(in)
 }
 
 // StrikesText sums up a history's strikes in a line, "" without any.

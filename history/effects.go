@@ -43,6 +43,10 @@ type Effects struct {
 	// (replication, Sentinel, the cluster bus), so masters without peers
 	// (the independent topology) feel nothing.
 	BetweenNodes bool `json:"between_nodes,omitempty"`
+	// DelaysReplies: it holds back every reply the nodes send to the
+	// struck client by the fault-start's By (its requests pass at once), so
+	// a grant reaches the client at least By after the key was set.
+	DelaysReplies bool `json:"delays_replies,omitempty"`
 }
 
 // The values of Effects.Promotes.

@@ -248,6 +248,9 @@ func (f *fastDecoder) field(name []byte, s *flat, op *Op) (bit uint32, ok bool) 
 	case "queued":
 		i = 13
 		op.Queued, ok = s.integer()
+	case "by":
+		i = 27
+		op.By, ok = s.integer()
 	case "next":
 		i = 23
 		op.Next, ok = num[int](s)

@@ -190,6 +190,10 @@ type Op struct {
 	// Effects, on a fault-start's invocation, say what the fault does, as
 	// its declaration says (EffectsOf reads them).
 	Effects *Effects `json:"effects,omitempty"`
+	// By, on a fault-start, is the step's size in
+	// nanoseconds (how long a delay holds each reply back), 0 when it has
+	// none.
+	By int64 `json:"by,omitempty"`
 }
 
 // InOp is a fault struck inside a client's operation with no help from

@@ -25,7 +25,7 @@ func init() {
 			t.Process.Kill()
 			return nil, nil // nothing to heal: the workload starts a fresh process
 		})})
-	RegisterFault(FaultDecl{Name: "link-delay", Effects: Effects{OnClients: true}, Target: "link:0:redis-1", Summary: "hold every reply from the nodes to the client back by the step's 'by' (requests pass at once); the heal lifts it",
+	RegisterFault(FaultDecl{Name: "link-delay", Effects: Effects{OnClients: true, DelaysReplies: true}, Target: "link:0:redis-1", Summary: "hold every reply from the nodes to the client back by the step's 'by' (requests pass at once); the heal lifts it",
 		Needs: Needs{LinkFaults: true}, Size: linkDelaySize,
 		Fault: FaultFunc(func(ctx context.Context, env Env, t Target, by time.Duration) (Heal, error) {
 			if by <= 0 {

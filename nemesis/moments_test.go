@@ -169,11 +169,14 @@ func TestAGrantUnderAFaultThatHealedFirstIsMissed(t *testing.T) {
 	p := nemesis.Params{Steps: []nemesis.Step{
 		{Fault: "pause-node", Target: "node:redis-1", For: 100 * time.Millisecond, WaitKey: "never", WaitSlot: 0, Aim: nemesis.AimGrant},
 	}}
-	ops, _ := faultRun(t, spec, "mutex", "simple", "plan", p, 3*time.Second, nil)
+	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", p, 3*time.Second, nil)
 	missed := missedSteps(ops)
 	require.Len(t, missed, 1)
 	require.Equal(t, "step 1: pause-node on node:redis-1, then client 0's grant of never under it", missed[0].Node)
 	require.Contains(t, missed[0].Error, "never came while the fault was in effect")
+	require.Len(t, ws, 1)
+	require.Equal(t, ws[0].ID, missed[0].FaultID, "the missed grant names the window it waited under")
+	require.Equal(t, "never", missed[0].Key)
 	r := checker.Check(ops, checker.Options{})
 	require.Equal(t, checker.Unknown, r.Verdict, r.Reason)
 }
@@ -185,6 +188,8 @@ func TestAPlanOfOpeningStepsOnlyLetsTheWorkloadBegin(t *testing.T) {
 	p := nemesis.Params{Steps: []nemesis.Step{{Fault: "link-delay", Target: "link:0:redis-1", By: time.Millisecond}}}
 	ops, ws := faultRun(t, spec, "mutex", "simple", "plan", p, 3*time.Second, nil)
 	require.Len(t, ws, 1)
+	require.Equal(t, int64(time.Millisecond), ws[0].By, "the fault-start records the delay's size")
+	require.True(t, ws[0].Effects.DelaysReplies)
 	struck := okAt(ops, func(op history.Op) bool { return op.F == history.FaultStart })
 	during := 0
 	for _, op := range ops {

@@ -242,6 +242,8 @@ type window struct {
 	master Node
 	// target is the concrete selector struck, recorded on the fault-start.
 	target string
+	// by is the step's size, recorded on the fault-start.
+	by time.Duration
 	// aim, for a fault struck inside a client's operation, says which and
 	// how it landed on the window's ops (history.InOp).
 	aim *aimed
@@ -251,7 +253,7 @@ func (w *window) step(f history.F, act func(context.Context) error) error {
 	inv := history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: f, Fault: w.fault, FaultID: w.id, Node: w.node}
 	switch f {
 	case history.FaultStart:
-		inv.Key, inv.Lease, inv.Target = w.key, w.lease, w.target
+		inv.Key, inv.Lease, inv.Target, inv.By = w.key, w.lease, w.target, int64(w.by)
 		e := faults[w.fault].decl.Effects
 		inv.Effects = &e
 	case history.FaultEnd:
@@ -266,7 +268,7 @@ func (w *window) step(f history.F, act func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	err := act(ctx)
-	done := history.Op{Type: history.OK, Process: history.NemesisProcess, F: f, Fault: w.fault, FaultID: w.id, Node: w.node, Key: inv.Key, Lease: inv.Lease, Target: inv.Target}
+	done := history.Op{Type: history.OK, Process: history.NemesisProcess, F: f, Fault: w.fault, FaultID: w.id, Node: w.node, Key: inv.Key, Lease: inv.Lease, Target: inv.Target, By: inv.By}
 	if err != nil {
 		done.Type, done.Error = history.Info, err.Error()
 	}

@@ -357,7 +357,17 @@ func (n *Plan) missed(env Env, i int, s Step, last bool, why string) {
 // recordMissed records step i as missed (history.FaultMissed), naming the
 // step and why: the run did not stage what it set out to.
 func recordMissed(env Env, i int, s Step, why string) {
-	op := history.Op{Type: history.Invoke, Process: history.NemesisProcess, F: history.FaultMissed, Fault: s.Fault, Node: s.describe(i)}
+	recordMissedOp(env, history.Op{Fault: s.Fault, Node: s.describe(i)}, why)
+}
+
+// missedUnder records step i as missed under window w, which struck: the
+// op carries w's fault id and the key whose grant it waited for.
+func missedUnder(env Env, i int, s Step, w *window, why string) {
+	recordMissedOp(env, history.Op{Fault: s.Fault, FaultID: w.id, Key: s.WaitKey, Node: s.describe(i)}, why)
+}
+
+func recordMissedOp(env Env, op history.Op, why string) {
+	op.Type, op.Process, op.F = history.Invoke, history.NemesisProcess, history.FaultMissed
 	op.FaultID = env.Rec.Record(op).FaultID
 	op.Type, op.Error = history.Fail, why
 	env.Rec.Record(op)
@@ -430,7 +440,7 @@ func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, ai
 		}
 		return fmt.Errorf("fault %s: %w", s.Fault, err)
 	}
-	w := &window{rec: env.Rec, fault: s.Fault, node: t.Name, target: t.Selector()}
+	w := &window{rec: env.Rec, fault: s.Fault, node: t.Name, target: t.Selector(), by: s.By}
 	under := ctx // ends when the fault heals, for a grant under it
 	if s.Aim != AimNone {
 		var cancel context.CancelFunc
@@ -453,7 +463,7 @@ func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, ai
 	if _, err = n.inflict(ctx, env, i, s, last, e, t, w, wg, errs); err != nil || s.Aim == AimNone {
 		return err
 	}
-	n.grantUnder(under, env, i, s, w.master)
+	n.grantUnder(under, env, i, s, w)
 	return nil
 }
 
@@ -463,8 +473,10 @@ func (n *Plan) strike(ctx context.Context, env Env, i int, s Step, last bool, ai
 // when it heals); the key then opens to everyone. A grant that never came
 // is a missed moment. With Failover, the grant must be the old master's
 // (the one the failover replaces), checked while the client is held at it:
-// a grant the promoted replica made stages nothing.
-func (n *Plan) grantUnder(under context.Context, env Env, i int, s Step, old Node) {
+// a grant the promoted replica made stages nothing. A grant that never
+// came is recorded with the key and the fault id of w, the window it was
+// aimed under, so that the checkers can tell what the fault made of it.
+func (n *Plan) grantUnder(under context.Context, env Env, i int, s Step, w *window) {
 	env.begin()
 	env.Clients.Admit(s.WaitKey, s.WaitSlot)
 	defer env.Clients.Open(s.WaitKey)
@@ -474,12 +486,12 @@ func (n *Plan) grantUnder(under context.Context, env Env, i int, s Step, old Nod
 		if s.Aim == AimAsked {
 			what = fmt.Sprintf("client %d's acquire of %s", s.WaitSlot, s.WaitKey)
 		}
-		recordMissed(env, i, s, what+" never came while the fault was in effect")
+		missedUnder(env, i, s, w, what+" never came while the fault was in effect")
 		return
 	}
 	defer c.Let()
 	if s.Until == UntilFailover && s.Aim != AimAsked {
-		if err := holdsKey(halt(env), old, s.WaitKey); err != nil {
+		if err := holdsKey(halt(env), w.master, s.WaitKey); err != nil {
 			recordMissed(env, i, s, fmt.Sprintf("%s was not made by the master the failover replaces: %v", s.moment(), err))
 		}
 	}

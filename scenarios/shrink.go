@@ -36,8 +36,8 @@ func PlanOf(ops []history.Op) ([]nemesis.Step, error) {
 			if op.Target == "" {
 				return nil, fmt.Errorf("fault %s on %s names no target (a history from before deadbolt recorded them)", op.Fault, op.Node)
 			}
-			s := nemesis.Step{Fault: op.Fault, Target: op.Target}
-			if _, by, ok := strings.Cut(op.Node, " by "); ok {
+			s := nemesis.Step{Fault: op.Fault, Target: op.Target, By: time.Duration(op.By)}
+			if _, by, ok := strings.Cut(op.Node, " by "); ok && op.By == 0 { // recorded before fault-starts carried By
 				d, err := time.ParseDuration(by)
 				if err != nil {
 					return nil, fmt.Errorf("fault %s on %s: its size: %w", op.Fault, op.Node, err)
