@@ -174,13 +174,15 @@ func downByFault(faults []FaultWindow, p history.Operation) string {
 	var by []string
 	for _, node := range strings.Split(p.Complete.Node, ",") {
 		i := slices.IndexFunc(faults, func(w FaultWindow) bool {
-			return w.Node == node && !w.OnClients() && (w.Effects.Kills || w.Effects.Stops) &&
+			return namesNode(w.Node, node) && !w.OnClients() && (w.Effects.Kills || w.Effects.Stops) &&
 				w.Start <= p.Complete.Time && w.End >= p.Invoke.Time
 		})
 		if i < 0 {
 			return ""
 		}
-		by = append(by, faults[i].Name())
+		if name := faults[i].Name(); !slices.Contains(by, name) {
+			by = append(by, name) // one fault may have struck several of them
+		}
 	}
 	return strings.Join(by, ", ")
 }

@@ -197,6 +197,11 @@ func TestARefusalWhoseNodeTheRunsFaultHadKilledIsNoMissedRead(t *testing.T) {
 	assert.EqualValues(t, 1, r.Metrics["inspects_impossible"])
 	r, _ = badUsesOf(t, read(newHistory().fault("pause-node", "redis-1", ms(1500), ms(3000)), "redis-1"))
 	assert.Equal(t, Valid, r.Verdict, "a frozen node answers nothing either: %s", r.Reason)
+	// One kill of two nodes (failover-redlock's kill-minority), named in
+	// its own order: the audit's redlock-go cells.
+	r, _ = badUsesOf(t, read(newHistory().fault("kill", "redis-5,redis-4", ms(1500), ms(3000)), "redis-4,redis-5"))
+	assert.Equal(t, Valid, r.Verdict, "both silent nodes killed by one fault: %s", r.Reason)
+	assert.Contains(t, r.Reason, "EOF (kill(redis-5,redis-4))).")
 
 	for name, b := range map[string]*builder{
 		"the kill on another node":    read(newHistory().fault("kill", "redis-2", ms(1500), ms(3000)), "redis-1"),
@@ -204,6 +209,7 @@ func TestARefusalWhoseNodeTheRunsFaultHadKilledIsNoMissedRead(t *testing.T) {
 		"a clock jump on the node":    read(newHistory().fault("clock-jump", "redis-1", ms(1500), ms(3000)), "redis-1"),
 		"a read that names no node":   read(newHistory().fault("kill", "redis-1", ms(1500), ms(3000)), ""),
 		"one silent node unexplained": read(newHistory().fault("kill", "redis-1", ms(1500), ms(3000)), "redis-1,redis-2"),
+		"a kill of other nodes":       read(newHistory().fault("kill", "redis-5,redis-4", ms(1500), ms(3000)), "redis-1,redis-4"),
 		"a kill that began after it":  read(newHistory().fault("kill", "redis-1", ms(1700), ms(3000)), "redis-1"),
 	} {
 		r, _ := badUsesOf(t, b)
