@@ -110,12 +110,14 @@ func (c *Cluster) masterName() string {
 	return MasterName
 }
 
-// container is the node's container, or ErrNotOurs.
+// container is the node's container, or ErrNotOurs, once a kill's
+// teardown is over: whatever is done to the container next sees it
+// stopped.
 func (n *Node) container() error {
 	if n.c == nil {
 		return fmt.Errorf("%s: %w", n.Name, ErrNotOurs)
 	}
-	return nil
+	return n.settle()
 }
 
 // closeAttached stops what the harness runs in front of an existing

@@ -65,6 +65,20 @@ func TestKillAndStartKeepsPublishedPort(t *testing.T) {
 	require.Equal(t, int64(0), rdb.Exists(ctx, "k").Val())
 }
 
+// A kill returns once the server is gone, and may leave Docker's teardown
+// running: closing the cluster at once still removes everything.
+func TestCloseRightAfterAKillRemovesEverything(t *testing.T) {
+	clustertest.RequireDocker(t)
+	ctx := context.Background()
+	c, err := cluster.Start(ctx, cluster.Spec{Topology: cluster.Independent, Masters: 2})
+	require.NoError(t, err)
+	require.NoError(t, c.ByRole(cluster.RoleRedis)[0].Kill(ctx))
+	require.NoError(t, c.Close(ctx))
+	left, err := cluster.Leftovers(ctx, cluster.LabelRun+"="+c.Run)
+	require.NoError(t, err)
+	require.Empty(t, left)
+}
+
 func TestCloseRemovesEverything(t *testing.T) {
 	clustertest.RequireDocker(t)
 	ctx := context.Background()

@@ -51,6 +51,9 @@ type Node struct {
 
 	mu    sync.Mutex
 	clock time.Duration // wall-clock offset, see SetClock
+	// tearing is the outcome of a kill whose teardown by Docker Kill left
+	// running (kill.go); nil when none is.
+	tearing <-chan error
 }
 
 // Logical is the address other nodes and Sentinel use for this node.
@@ -95,17 +98,6 @@ func (n *Node) clientWith(o endpoints.ClientOptions) *redis.Client {
 		user, pass = t.SentinelUsername, t.SentinelPassword
 	}
 	return n.cl.dialer.AuthClient(n.Logical(), o, user, pass)
-}
-
-// Kill sends SIGKILL: the process dies without saving or closing connections.
-func (n *Node) Kill(ctx context.Context) error {
-	if err := n.container(); err != nil {
-		return err
-	}
-	if _, err := n.cl.d.cli.ContainerKill(ctx, n.c.GetContainerID(), client.ContainerKillOptions{Signal: "KILL"}); err != nil {
-		return fmt.Errorf("kill %s: %w", n.Name, err)
-	}
-	return nil
 }
 
 // Start starts a killed node again and waits until it answers PING. Its
