@@ -202,6 +202,12 @@ func TestARefusalWhoseNodeTheRunsFaultHadKilledIsNoMissedRead(t *testing.T) {
 	r, _ = badUsesOf(t, read(newHistory().fault("kill", "redis-5,redis-4", ms(1500), ms(3000)), "redis-4,redis-5"))
 	assert.Equal(t, Valid, r.Verdict, "both silent nodes killed by one fault: %s", r.Reason)
 	assert.Contains(t, r.Reason, "EOF (kill(redis-5,redis-4))).")
+	// What the fault declares decides, not its name: a fault from outside
+	// deadbolt that kills, and one named kill that only moves a clock.
+	r, _ = badUsesOf(t, read(newHistory().faultDoing("zap", "redis-1", history.Effects{Kills: true}, ms(1500), ms(3000)), "redis-1"))
+	assert.Equal(t, Valid, r.Verdict, "a declared kill: %s", r.Reason)
+	r, _ = badUsesOf(t, read(newHistory().faultDoing("kill", "redis-1", history.Effects{MovesClock: true}, ms(1500), ms(3000)), "redis-1"))
+	assert.Equal(t, Unknown, r.Verdict, "a kill by name that declares a clock move: %s", r.Reason)
 
 	for name, b := range map[string]*builder{
 		"the kill on another node":    read(newHistory().fault("kill", "redis-2", ms(1500), ms(3000)), "redis-1"),

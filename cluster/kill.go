@@ -34,21 +34,15 @@ func (n *Node) Kill(ctx context.Context) error {
 		_, err := n.cl.d.cli.ContainerKill(context.WithoutCancel(ctx), n.c.GetContainerID(), client.ContainerKillOptions{Signal: "KILL"})
 		done <- err
 	}()
-	killed := func(err error) error {
-		if err != nil {
-			return fmt.Errorf("kill %s: %w", n.Name, err)
-		}
-		return nil
-	}
 	if !answered {
-		return killed(<-done) // nothing to watch: Docker's word alone
+		return n.killed(<-done) // nothing to watch: Docker's word alone
 	}
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
 		case err := <-done:
-			return killed(err)
+			return n.killed(err)
 		case <-tick.C:
 			if gone(probe.Ping(ctx).Err()) {
 				n.mu.Lock()
@@ -57,7 +51,7 @@ func (n *Node) Kill(ctx context.Context) error {
 				return nil
 			}
 		case <-ctx.Done():
-			return killed(<-done)
+			return n.killed(<-done)
 		}
 	}
 }
@@ -80,7 +74,12 @@ func (n *Node) settle() error {
 	if tearing == nil {
 		return nil
 	}
-	if err := <-tearing; err != nil {
+	return n.killed(<-tearing)
+}
+
+// killed is how Docker's kill of the node ended, as Kill reports it.
+func (n *Node) killed(err error) error {
+	if err != nil {
 		return fmt.Errorf("kill %s: %w", n.Name, err)
 	}
 	return nil

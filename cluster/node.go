@@ -83,14 +83,7 @@ func (n *Node) Client() *redis.Client { return n.clientWith(endpoints.DefaultCli
 // loaded machine a node's reply can take longer than the half second a
 // probe waits, and a fault whose command timed out cannot tell whether it
 // struck (the run is unknown); the history stamps when it did.
-func (n *Node) PatientClient() *redis.Client {
-	o := endpoints.DefaultClientOptions()
-	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = setupTimeout, setupTimeout, setupTimeout
-	return n.clientWith(o)
-}
-
-// setupTimeout bounds each call of PatientClient.
-const setupTimeout = 5 * time.Second
+func (n *Node) PatientClient() *redis.Client { return n.clientWith(endpoints.PatientClientOptions()) }
 
 func (n *Node) clientWith(o endpoints.ClientOptions) *redis.Client {
 	user, pass := n.cl.Admin()

@@ -46,6 +46,19 @@ func DefaultClientOptions() ClientOptions {
 	}
 }
 
+// PatientClientOptions are DefaultClientOptions with timeouts of seconds,
+// for the harness's own calls that nothing times and that cannot be
+// retried (forming a cluster, a fault's command, setting up and reading
+// the resource outside any lock): on a loaded machine a reply can take
+// longer than the half second a probe waits.
+func PatientClientOptions() ClientOptions {
+	o := DefaultClientOptions()
+	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = patientTimeout, patientTimeout, patientTimeout
+	return o
+}
+
+const patientTimeout = 5 * time.Second
+
 // WithDefaults fills the unset fields from DefaultClientOptions and raises
 // the timeouts to at least call, a lock's own bound on a Redis call:
 // go-redis cuts each read and write at the shorter of its timeout and the

@@ -109,7 +109,8 @@ type MatrixCell struct {
 
 // ShownNotApplicable marks n/a, with that evidence, each planned cell all
 // of whose runs showed that its failure cannot arise for the lock (a
-// release that is one step), and none of whose seeds failed to run.
+// release that is one step, a late grant the lock drops: checker's
+// notApplicable), and none of whose seeds failed to run.
 func (m *Matrix) ShownNotApplicable() {
 	for i := range m.Cells {
 		c := &m.Cells[i]

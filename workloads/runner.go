@@ -63,12 +63,6 @@ func NewRunner(name string, cfg Config) (*Runner, error) {
 	return &Runner{cfg: cfg, w: k.New(cfg), kind: k, byProc: map[int]*client.Process{}, stops: map[int]chan moment.Stop{}, gates: newGates(), latencies: latencies{}}, nil
 }
 
-// harnessTimeout bounds each of the harness's own calls on the resource,
-// outside any lock, before the clients start and after they stop: nothing
-// is timed there, and on a loaded machine a reply can take longer than the
-// half second a client waits (the audit lost a run to a final read so).
-const harnessTimeout = 5 * time.Second
-
 // Run sets the resource up, drives the clients until stop closes or ctx
 // ends, lets each finish its operation and release what it holds, ends
 // every client process and reads the resource. Operations run under their
@@ -78,9 +72,9 @@ func (r *Runner) Run(ctx context.Context, stop <-chan struct{}) (err error) {
 	defer r.closeAll()
 	var h *Harness
 	if r.kind.Resource {
-		o := endpoints.DefaultClientOptions()
-		o.DialTimeout, o.ReadTimeout, o.WriteTimeout = harnessTimeout, harnessTimeout, harnessTimeout
-		rdb, err := r.cfg.Endpoints.ResourceClient(o)
+		// Patient: nothing is timed outside the lock (the audit lost a run
+		// to a final read that waited a client's half second).
+		rdb, err := r.cfg.Endpoints.ResourceClient(endpoints.PatientClientOptions())
 		if err != nil {
 			return err
 		}
