@@ -56,12 +56,24 @@ type Catalogue interface {
 	// not come in time, so a node's stall past the call timeout decides
 	// a lease.
 	Resends(name string) bool
+	// Behaviour is what the lock does as configured (its call timeout, its
+	// retries, how long a call may take), derived from its client.
+	Behaviour(name string) Behaviour
+	// Knobs are the library's own settings the lock takes, with their
+	// defaults; none for deadbolt's own locks.
+	Knobs(name string) Knobs
 }
 
-// Registry is the catalogue of the locks compiled into deadbolt.
+// Registry is the catalogue of the locks compiled into deadbolt, as they
+// run with the options' defaults.
 var Registry Catalogue = registryCatalogue{}
 
-type registryCatalogue struct{}
+// RegistryWith is the same catalogue for locks run with o (what a scenario
+// gives them: a call timeout, knobs): what a lock does as configured
+// (Behaviour) follows o.
+func RegistryWith(o Options) Catalogue { return registryCatalogue{o} }
+
+type registryCatalogue struct{ o Options }
 
 func (registryCatalogue) Names() []string                    { return Names() }
 func (registryCatalogue) Lookup(name string) error           { return Lookup(name) }
@@ -83,7 +95,13 @@ func (registryCatalogue) TLS(string) error { return nil }
 func (registryCatalogue) Calls(name string) []string  { return Calls(name) }
 func (registryCatalogue) Points(name string) []string { return Points(name) }
 func (registryCatalogue) Renews(name string) bool     { return Renews(name) }
-func (registryCatalogue) Resends(name string) bool    { return Resends(name) }
+func (c registryCatalogue) Resends(name string) bool  { return c.Behaviour(name).Resends }
+func (registryCatalogue) Knobs(name string) Knobs     { return KnobsOf(name) }
+
+func (c registryCatalogue) Behaviour(name string) Behaviour {
+	d, _ := DeclareWith(name, c.o)
+	return d.Behaviour
+}
 
 func (registryCatalogue) Offers(name, call string) error {
 	if err := Lookup(name); err != nil {
@@ -154,9 +172,15 @@ type Declaration struct {
 	// Renews: the lock renews a lease on its own while it is held (a
 	// watchdog), telling each renewal as a renew event.
 	Renews bool `json:"renews,omitempty"`
-	// Resends: the lock's client library sends a command again when its
-	// reply did not come within the call timeout (its default retries).
-	Resends bool `json:"resends,omitempty"`
+	// Behaviour is what the lock does as configured, derived from the
+	// client it built: its call timeout, its retries, whether it resends
+	// a timed-out command (resends), how long a call may take, the knobs
+	// set away from their defaults.
+	Behaviour
+	// Options are the library's own settings the lock takes (knobs), with
+	// the library's defaults: a driver that declares any answers the
+	// declare request, with its lock_info as those options make it.
+	Options Knobs `json:"options,omitempty"`
 	// Library and Version name the third-party library the lock runs and
 	// the version the driver was built with, as the driver's own build
 	// reports it (absent for deadbolt's own locks).
@@ -170,9 +194,34 @@ var topologies = []string{endpoints.Sentinel, endpoints.Independent, endpoints.C
 // maxGroups is the most master groups a topology of deadbolt's has.
 const maxGroups = 9
 
-// Declare is a registered lock's declaration: the Go driver's hello.
+// Declare is a registered lock's declaration at its defaults: the Go
+// driver's hello.
 func Declare(name string) Declaration {
-	d := Declaration{Summary: Summary(name), Points: Points(name), Reentrant: Reentrant(name), Fencing: Fencing(name), Queues: Queues(name), TLS: Registry.TLS(name) == nil, Calls: Calls(name), Renews: Renews(name), Resends: Resends(name)}
+	d, _ := DeclareWith(name, Options{})
+	return d
+}
+
+// DeclareWith is a registered lock's declaration as it runs with o (what
+// the caller gave, before defaults): its calls and its behaviour read off
+// the lock built with o, over endpoints it never dials. An option the lock
+// refuses (an unknown knob, a bad value) is the error, with the
+// declaration at what it could read.
+func DeclareWith(name string, o Options) (Declaration, error) {
+	d := Declaration{Summary: Summary(name), Points: Points(name), Reentrant: Reentrant(name), Fencing: Fencing(name), Queues: Queues(name), TLS: Registry.TLS(name) == nil, Options: KnobsOf(name)}
+	settings, err := KnobsOf(name).Resolve(o.Knobs, o)
+	if err != nil {
+		return d, fmt.Errorf("lock %s: %w", name, err)
+	}
+	l, err := New(name, unreachableFor(name), o)
+	if err != nil {
+		return d, err
+	}
+	d.Calls, d.Behaviour = CallsOf(l), behaviourOf(l, o)
+	if r, ok := l.(Renewer); ok {
+		d.Renews = r.RenewsWhileHeld()
+	}
+	Close(l)
+	d.Behaviour.Settings = settings.Changed(d.Options)
 	for n := 1; n <= maxGroups; n++ {
 		if Fits(name, n) != nil {
 			continue
@@ -190,7 +239,7 @@ func Declare(name string) Declaration {
 			d.Topologies = append(d.Topologies, t)
 		}
 	}
-	return d
+	return d, nil
 }
 
 // Declared is the catalogue of a driver's locks, from its hello.
@@ -285,6 +334,9 @@ func (d Declared) Calls(name string) []string  { return d.Info[name].Calls }
 func (d Declared) Points(name string) []string { return d.Info[name].Points }
 func (d Declared) Renews(name string) bool     { return d.Info[name].Renews }
 func (d Declared) Resends(name string) bool    { return d.Info[name].Resends }
+func (d Declared) Knobs(name string) Knobs     { return d.Info[name].Options }
+
+func (d Declared) Behaviour(name string) Behaviour { return d.Info[name].Behaviour }
 
 func (d Declared) Offers(name, call string) error {
 	if err := d.Lookup(name); err != nil {

@@ -20,7 +20,8 @@ func TestDeclarationsAnswerAsTheRegistry(t *testing.T) {
 		info[n] = locks.Declare(n)
 	}
 	require.Equal(t, locks.Declaration{Summary: locks.Summary("simple"), MinGroups: 1, MaxGroups: 1,
-		Topologies: []string{"sentinel", "independent", "cluster"}, TLS: true, Calls: []string{locks.CallExtend}}, info["simple"])
+		Topologies: []string{"sentinel", "independent", "cluster"}, TLS: true, Calls: []string{locks.CallExtend},
+		Behaviour: locks.Behaviour{CallTimeoutMS: 500}}, info["simple"], "deadbolt's own lock waits its call timeout, 500 ms by default, and never resends")
 	require.Equal(t, []string{locks.CallExtend}, info["redsync"].Calls, "redsync's Extend")
 	require.Empty(t, info["fair"].Calls, "a fair lock offers no call on a held lease")
 	require.Equal(t, []string{"sentinel", "independent"}, info["redlock"].Topologies, "RedLock refuses one cluster's masters")

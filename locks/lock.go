@@ -94,6 +94,14 @@ type Options struct {
 	// to at least Timeout. A lock on another client library maps what it
 	// can and refuses what it cannot (its factory returns an error).
 	Conn endpoints.ClientOptions
+	// Knobs are the library's own settings the user gave (go-redis's
+	// max_retries, redsync's tries), by name, for a lock that declares
+	// knobs (RegisterKnobs); any other lock refuses them.
+	Knobs map[string]string
+	// Settings are every knob's value for the factory: New resolves them
+	// from Knobs, the knobs' defaults, and the options above that the
+	// caller gave (Knob.From), before any default of deadbolt's fills those.
+	Settings Settings
 }
 
 // Point calls o.At, if set, at a named point.
@@ -179,6 +187,7 @@ type entry struct {
 	points        []string
 	reentrant     bool
 	fencing       bool
+	knobs         Knobs
 }
 
 var registry = map[string]entry{}
@@ -213,6 +222,24 @@ func RegisterFencing(name, summary string, f Factory, points ...string) {
 	e.fencing = true
 	registry[name] = e
 }
+
+// RegisterKnobs declares the knobs of a registered lock: the library's
+// own settings, with its defaults (see Knob). Its factory reads their
+// values from Options.Settings. A bad declaration panics.
+func RegisterKnobs(name string, ks Knobs) {
+	e, ok := registry[name]
+	if !ok {
+		panic("locks: RegisterKnobs: unknown lock " + name)
+	}
+	if err := ks.Check(); err != nil {
+		panic("locks: RegisterKnobs " + name + ": " + err.Error())
+	}
+	e.knobs = ks
+	registry[name] = e
+}
+
+// KnobsOf are the knobs a registered lock declares.
+func KnobsOf(name string) Knobs { return registry[name].knobs }
 
 // Fencing reports a lock registered with RegisterFencing.
 func Fencing(name string) bool { return registry[name].fencing }
@@ -297,11 +324,19 @@ func IndependentMasters(name string, e endpoints.Endpoints) error {
 	return nil
 }
 
-// New builds the named lock over e.
+// New builds the named lock over e. o holds what the caller gave, before
+// deadbolt's defaults: a knob whose library default stands unless the
+// caller gave the option it takes its value from (Knob.From) must see
+// that option unset.
 func New(name string, e endpoints.Endpoints, o Options) (Lock, error) {
 	if err := Lookup(name); err != nil {
 		return nil, err
 	}
+	s, err := registry[name].knobs.Resolve(o.Knobs, o)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", name, err)
+	}
+	o.Settings = s
 	return registry[name].f(e, o.WithDefaults())
 }
 

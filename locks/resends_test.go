@@ -28,7 +28,7 @@ func TestResendsIsWhatTheLockInstanceSays(t *testing.T) {
 	for _, n := range []string{"simple", "redlock", "reentrant"} {
 		require.False(t, locks.Resends(n), n)
 	}
-	d := locks.Declared{Driver: "d", Locks: []string{"mine"}, Info: map[string]locks.Declaration{"mine": {Resends: true}}}
+	d := locks.Declared{Driver: "d", Locks: []string{"mine"}, Info: map[string]locks.Declaration{"mine": {Behaviour: locks.Behaviour{Resends: true}}}}
 	require.True(t, d.Resends("mine"))
 	require.False(t, locks.Declared{Driver: "bare", Locks: []string{"mine"}}.Resends("mine"), "nothing declared: no resends")
 }
