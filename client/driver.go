@@ -40,7 +40,7 @@ func Serve(in io.Reader, out, logw io.Writer) int {
 
 // serve says hello with the locks of info, then serves requests as Serve.
 func serve(in io.Reader, out, logw io.Writer, name string, info map[string]locks.Declaration) int {
-	d := &driver{out: out, log: logw, leases: map[string]*held{}, ids: map[*locks.Lease]string{}}
+	d := &driver{out: out, log: logw, info: info, leases: map[string]*held{}, ids: map[*locks.Lease]string{}}
 	names := slices.Sorted(maps.Keys(info))
 	d.emit(Event{Event: EventHello, Protocol: ProtocolVersion, Driver: name, PID: os.Getpid(), Locks: names, LockInfo: info})
 	sc := bufio.NewScanner(in)
@@ -75,9 +75,10 @@ func serve(in io.Reader, out, logw io.Writer, name string, info map[string]locks
 }
 
 type driver struct {
-	wmu sync.Mutex // whole lines on out, from any goroutine
-	out io.Writer
-	log io.Writer
+	wmu  sync.Mutex // whole lines on out, from any goroutine
+	out  io.Writer
+	log  io.Writer
+	info map[string]locks.Declaration // the hello's
 
 	lock     locks.Lock
 	resource *redis.Client
@@ -122,6 +123,9 @@ func (d *driver) logf(format string, args ...any) {
 }
 
 func (d *driver) handle(req Request) Reply {
+	if req.Op == OpDeclare {
+		return d.declare(req)
+	}
 	if req.Op != OpOpen && d.lock == nil {
 		return Reply{Outcome: OutcomeFail, Error: "no lock open: the first request must be open"}
 	}
@@ -149,37 +153,24 @@ func (d *driver) open(req Request) Reply {
 		return fail("a lock is already open")
 	case req.Endpoints == nil:
 		return fail("open needs endpoints")
-	case req.TTLMS <= 0:
-		return fail("open needs ttl_ms > 0, got %d", req.TTLMS)
 	}
-	if err := locks.Lookup(req.Lock); err != nil {
+	o, err := lockOptions(req)
+	if err != nil {
 		return fail("%v", err)
 	}
 	if err := req.Endpoints.Check(); err != nil {
 		return fail("%v", err)
 	}
-	o := locks.Options{TTL: time.Duration(req.TTLMS) * time.Millisecond, Events: d, At: d.at}
-	if lo := req.Options; lo != nil {
-		o.Timeout = time.Duration(lo.TimeoutMS) * time.Millisecond
-		o.Retries = lo.Retries
-		o.RetryDelay = time.Duration(lo.RetryDelayMS) * time.Millisecond
-		o.Wait = time.Duration(lo.WaitMS) * time.Millisecond
-		o.Conn.SlotRefresh = time.Duration(lo.SlotRefreshMS) * time.Millisecond
-		switch lo.Sentinel {
-		case "", SentinelSwitch:
-		case SentinelReconnect:
-			o.Conn.SentinelOnDial = true
-		default:
-			return fail("unknown sentinel mode %q (known: %s, %s)", lo.Sentinel, SentinelSwitch, SentinelReconnect)
-		}
-	}
-	// The lock opens its own connections over the endpoints; the resource
-	// client gets the same settings (timeouts raised to the lock's).
-	o = o.WithDefaults()
+	o.Events, o.At = d, d.at
+	// The lock opens its own connections over the endpoints, from the
+	// options as given (a library's knobs keep its defaults where nothing
+	// was given); the resource client gets the same settings (timeouts
+	// raised to the lock's).
 	l, err := locks.New(req.Lock, *req.Endpoints, o)
 	if err != nil {
 		return fail("%v", err)
 	}
+	o = o.WithDefaults()
 	if req.Endpoints.Resource != "" {
 		if d.resource, err = req.Endpoints.ResourceClient(o.Conn); err != nil {
 			locks.Close(l)
@@ -189,6 +180,52 @@ func (d *driver) open(req Request) Reply {
 	d.lock, d.timeout, d.ttl = l, o.Timeout, o.TTL
 	d.logf("opened %s over %d master group(s), ttl %dms", req.Lock, req.Endpoints.Groups(), req.TTLMS)
 	return Reply{Outcome: OutcomeOK}
+}
+
+// lockOptions are the lock options of an open or declare request, as
+// given: deadbolt's defaults are filled by the lock (locks.New), after a
+// library's knobs have kept its own defaults where nothing was given.
+func lockOptions(req Request) (locks.Options, error) {
+	if req.TTLMS <= 0 {
+		return locks.Options{}, fmt.Errorf("%s needs ttl_ms > 0, got %d", req.Op, req.TTLMS)
+	}
+	if err := locks.Lookup(req.Lock); err != nil {
+		return locks.Options{}, err
+	}
+	o := locks.Options{TTL: time.Duration(req.TTLMS) * time.Millisecond}
+	if lo := req.Options; lo != nil {
+		o.Timeout = time.Duration(lo.TimeoutMS) * time.Millisecond
+		o.Retries = lo.Retries
+		o.RetryDelay = time.Duration(lo.RetryDelayMS) * time.Millisecond
+		o.Wait = time.Duration(lo.WaitMS) * time.Millisecond
+		o.Conn.SlotRefresh = time.Duration(lo.SlotRefreshMS) * time.Millisecond
+		o.Knobs = lo.Library
+		switch lo.Sentinel {
+		case "", SentinelSwitch:
+		case SentinelReconnect:
+			o.Conn.SentinelOnDial = true
+		default:
+			return o, fmt.Errorf("unknown sentinel mode %q (known: %s, %s)", lo.Sentinel, SentinelSwitch, SentinelReconnect)
+		}
+	}
+	return o, nil
+}
+
+// declare answers a lock's declaration as it runs with the request's
+// options: its behaviour read off the lock built with them, over
+// endpoints it never dials. An option it refuses fails the request.
+func (d *driver) declare(req Request) Reply {
+	o, err := lockOptions(req)
+	if err != nil {
+		return Reply{Outcome: OutcomeFail, Error: err.Error()}
+	}
+	info, err := locks.DeclareWith(req.Lock, o)
+	if err != nil {
+		return Reply{Outcome: OutcomeFail, Error: err.Error()}
+	}
+	hello := d.info[req.Lock]
+	info.Library, info.Version, info.TLS = hello.Library, hello.Version, hello.TLS
+	return Reply{Outcome: OutcomeOK, LockInfo: &info}
 }
 
 func (d *driver) acquire(req Request) Reply {

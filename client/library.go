@@ -18,6 +18,9 @@ type Library struct {
 	// endpoints' Dialer, which speaks TLS; false for a library that dials
 	// by itself, which a TLS run then refuses before anything starts.
 	TLS bool
+	// Knobs are the library's settings a user may set, with the library's
+	// defaults (locks.Knob); the factory reads them from Options.Settings.
+	Knobs locks.Knobs
 }
 
 // ServeLibrary is the main of a driver built for one third-party lock
@@ -34,6 +37,9 @@ func ServeLibrary(l Library) int {
 	}
 	lock := l.Name + "@" + version
 	locks.Register(lock, l.Summary, l.New)
+	if len(l.Knobs) > 0 {
+		locks.RegisterKnobs(lock, l.Knobs)
+	}
 	d := locks.Declare(lock)
 	d.Library, d.Version, d.TLS = l.Module, version, l.TLS
 	return serve(os.Stdin, os.Stdout, os.Stderr, "go "+lock, map[string]locks.Declaration{lock: d})

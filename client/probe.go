@@ -1,9 +1,13 @@
 package client
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -30,7 +34,22 @@ func ParseCommand(line string) (Command, error) {
 // before any container starts. A driver that cannot start or says no valid
 // hello is an error that ends with the last lines of its stderr, where a
 // driver says why (a library it cannot import).
-func Probe(c Command) (locks.Declared, error) {
+func Probe(c Command) (locks.Declared, error) { return ProbeLock(c, nil) }
+
+// Configured is the lock a run opens, for ProbeLock to ask its driver
+// what it does as configured.
+type Configured struct {
+	Lock    string
+	TTLMS   int64
+	Options LockOptions
+}
+
+// ProbeLock is Probe, and, when the lock to run declares knobs (its
+// lock_info's options), its declaration as it runs with the options it
+// will be opened with (the declare request) in place of its hello's. A
+// knob given to a lock that declares none, or one the driver refuses (an
+// unknown one, a bad value), is the error.
+func ProbeLock(c Command, lock *Configured) (locks.Declared, error) {
 	// The driver writes its stderr into a pipe of our own, read to its end:
 	// exec's copy into a Writer is awaited only by Cmd.Wait, and a driver
 	// that exits at once (an import that failed) would otherwise be judged
@@ -46,7 +65,7 @@ func Probe(c Command) (locks.Declared, error) {
 		defer r.Close()
 		_, _ = io.Copy(log, r)
 	}()
-	ls, err := probe(c, w)
+	ls, err := probe(c, w, lock)
 	w.Close() // the driver holds its own copy until it exits
 	if err != nil {
 		select {
@@ -60,7 +79,7 @@ func Probe(c Command) (locks.Declared, error) {
 	return ls, err
 }
 
-func probe(c Command, stderr *os.File) (locks.Declared, error) {
+func probe(c Command, stderr *os.File, lock *Configured) (locks.Declared, error) {
 	p, err := Start(c, Options{Stderr: stderr})
 	if err != nil {
 		return locks.Declared{}, err
@@ -84,7 +103,31 @@ func probe(c Command, stderr *os.File) (locks.Declared, error) {
 			}
 		}
 	}
-	return locks.Declared{Driver: c.String(), Locks: h.Locks, Info: h.LockInfo}, nil
+	d := locks.Declared{Driver: c.String(), Locks: h.Locks, Info: h.LockInfo}
+	if lock == nil || d.Lookup(lock.Lock) != nil {
+		return d, nil // a lock the driver lacks is its catalogue's to refuse
+	}
+	if len(d.Info[lock.Lock].Options) == 0 {
+		if len(lock.Options.Library) > 0 {
+			return d, fmt.Errorf("lock %s of driver %s takes no lock options (its lock_info declares none), and the run gives %s",
+				lock.Lock, c, strings.Join(slices.Sorted(maps.Keys(lock.Options.Library)), ", "))
+		}
+		return d, nil
+	}
+	opts := lock.Options
+	rep, err := p.Call(context.Background(), Request{ID: 1, Op: OpDeclare, Lock: lock.Lock, TTLMS: lock.TTLMS, Options: &opts}, 10*time.Second)
+	switch {
+	case err != nil:
+		return d, fmt.Errorf("driver %s declares lock options for %s, and its declare request failed: %w", c, lock.Lock, err)
+	case rep.Outcome != OutcomeOK:
+		return d, errors.New(rep.Error)
+	case rep.LockInfo == nil:
+		return d, fmt.Errorf("driver %s answered the declare request for %s without a lock_info", c, lock.Lock)
+	}
+	info := maps.Clone(d.Info)
+	info[lock.Lock] = *rep.LockInfo
+	d.Info = info
+	return d, nil
 }
 
 // lastLines is the last n lines of s, joined by " | ".

@@ -24,6 +24,10 @@ const (
 	// the lease goes on, fail when it says it does not, info when unknown.
 	OpExtend    = "extend"
 	OpReacquire = "reacquire"
+	// OpDeclare asks for a lock's declaration as it runs with the options
+	// given (its lock_info): what a lock that takes knobs (lock_info's
+	// options) does as configured, before any container starts.
+	OpDeclare = "declare"
 )
 
 // Outcomes of a reply, as in the history: ok took effect, fail certainly
@@ -53,7 +57,7 @@ type Request struct {
 	// request and stays armed until reached.
 	Arm string `json:"arm,omitempty"`
 
-	// open
+	// open (and declare: lock, ttl_ms and options)
 	Lock      string               `json:"lock,omitempty"`
 	TTLMS     int64                `json:"ttl_ms,omitempty"`
 	Options   *LockOptions         `json:"options,omitempty"`
@@ -81,6 +85,11 @@ type LockOptions struct {
 	// SlotRefreshMS is how often the lock's Redis Cluster client re-reads
 	// the slot map on its own (0: the library's default).
 	SlotRefreshMS int64 `json:"slot_refresh_ms,omitempty"`
+	// Library are the library's own settings (the knobs its lock_info's
+	// options declare), by name, each a string in the knob's kind
+	// ("max_retries": "0", "read_timeout": "200ms"). A lock that declares
+	// no knobs refuses any.
+	Library map[string]string `json:"library,omitempty"`
 }
 
 // The values of LockOptions.Sentinel.
@@ -118,6 +127,9 @@ type Reply struct {
 
 	// resource ok: the Redis reply as JSON (integers, strings, null, arrays).
 	Reply any `json:"reply,omitempty"`
+
+	// declare ok: the lock's declaration as it runs with those options.
+	LockInfo *locks.Declaration `json:"lock_info,omitempty"`
 
 	// TTLMS, on an ok acquire, extend or reacquire: the lease time the lock
 	// set when it is not the one open asked for (go-zero adds 500 ms and

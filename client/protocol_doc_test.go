@@ -69,7 +69,7 @@ func TestProtocolDocExamplesAreWhatTheCodeSpeaks(t *testing.T) {
 		case kind.Op != "":
 			var r Request
 			require.NoError(t, strict(v, &r), "request example %s", v)
-			require.Contains(t, []string{OpOpen, OpAcquire, OpRelease, OpResource, OpExtend, OpReacquire}, r.Op, "%s", v)
+			require.Contains(t, []string{OpOpen, OpAcquire, OpRelease, OpResource, OpExtend, OpReacquire, OpDeclare}, r.Op, "%s", v)
 			require.Positive(t, r.ID, "%s", v)
 			seen["request "+r.Op]++
 		case kind.Outcome != "":
@@ -102,7 +102,7 @@ func TestProtocolDocExamplesAreWhatTheCodeSpeaks(t *testing.T) {
 func TestProtocolDocOptionsTableIsLockOptions(t *testing.T) {
 	b, err := os.ReadFile(protocolDoc)
 	require.NoError(t, err)
-	rows := regexp.MustCompile("(?m)^ *\\| `([a-z_]+)` \\| (integer|string|boolean) \\|").FindAllSubmatch(b, -1)
+	rows := regexp.MustCompile("(?m)^ *\\| `([a-z_]+)` \\| (integer|string|boolean|object) \\|").FindAllSubmatch(b, -1)
 	documented := map[string]string{}
 	for _, r := range rows {
 		documented[string(r[1])] = string(r[2])
@@ -113,8 +113,11 @@ func TestProtocolDocOptionsTableIsLockOptions(t *testing.T) {
 		f := typ.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		kind := "string"
-		if slices.Contains([]reflect.Kind{reflect.Int, reflect.Int64}, f.Type.Kind()) {
+		switch {
+		case slices.Contains([]reflect.Kind{reflect.Int, reflect.Int64}, f.Type.Kind()):
 			kind = "integer"
+		case f.Type.Kind() == reflect.Map:
+			kind = "object"
 		}
 		code[name] = kind
 	}
