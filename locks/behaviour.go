@@ -18,7 +18,8 @@ type Behaviour struct {
 	// the lock does not say.
 	CallTimeoutMS int64 `json:"call_timeout_ms,omitempty"`
 	// Retries is how many more times the client sends a command that
-	// failed on the connection (a reset, an EOF), at most.
+	// failed on the connection (a reset, an EOF), at most; -1 for as long
+	// as the call's context lasts (rueidis).
 	Retries int `json:"retries,omitempty"`
 	// Resends: the client sends a command again when its reply did not
 	// come within the call timeout (go-redis's default MaxRetries, redis-py

@@ -117,7 +117,7 @@ func (k Knob) Parse(v string) (string, error) {
 			return d.String(), nil
 		}
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-			return time.Duration(n).String(), nil
+			return strconv.FormatInt(n, 10), nil // the library's own number (-1: no timeout)
 		}
 	case KnobInt:
 		if n, err := strconv.Atoi(v); err == nil {
@@ -263,11 +263,14 @@ func (s Settings) Duration(name string) time.Duration {
 	if v == KnobNone {
 		return 0
 	}
-	d, err := time.ParseDuration(v)
+	if d, err := time.ParseDuration(v); err == nil {
+		return d
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
 		panic("locks: setting " + name + " is no duration: " + v)
 	}
-	return d
+	return time.Duration(n)
 }
 
 // Int is an int knob's value.

@@ -38,6 +38,10 @@ func TestKnobsResolveDefaultsThenSceneThenUser(t *testing.T) {
 	require.Equal(t, -1, s.Int("max_retries"))
 	require.Equal(t, 1500*time.Millisecond, s.Duration("socket_timeout"))
 	require.True(t, (locks.Settings{"socket_timeout": "none"}).IsNone("socket_timeout"))
+	s, err = testKnobs.Resolve(map[string]string{"read_timeout": "-1"}, locks.Options{})
+	require.NoError(t, err)
+	require.Equal(t, "-1", s["read_timeout"], "an integer is the library's own number, kept as written")
+	require.Equal(t, time.Duration(-1), s.Duration("read_timeout"))
 }
 
 func TestKnobsRefuseWhatTheyDoNotTake(t *testing.T) {
