@@ -31,6 +31,29 @@ func nameList(what string, dst *[]string) func(string) error {
 	}
 }
 
+// lockOptions parses one KNOB=VALUE of a repeatable --lock-option into
+// *dst: the library's own settings, checked against the lock's knobs when
+// the run is prepared. A knob given twice is an error.
+func lockOptions(dst *map[string]string) func(string) error {
+	return func(s string) error {
+		k, v, ok := strings.Cut(s, "=")
+		if k = strings.TrimSpace(k); !ok || k == "" {
+			return fmt.Errorf("want KNOB=VALUE (deadbolt locks --options LOCK lists a lock's knobs), got %q", s)
+		}
+		if _, dup := (*dst)[k]; dup {
+			return fmt.Errorf("knob %s given twice", k)
+		}
+		if *dst == nil {
+			*dst = map[string]string{}
+		}
+		(*dst)[k] = strings.TrimSpace(v)
+		return nil
+	}
+}
+
+// lockOptionHelp is --lock-option's help.
+const lockOptionHelp = "KNOB=VALUE: a setting of the lock's library (its client's retries, timeouts, the library's tries, ...), repeatable; every other knob keeps the library's default (deadbolt locks --options LOCK lists them)"
+
 // bounded parses a whole number from lo to hi into *dst.
 func bounded(dst *int, lo, hi int) func(string) error {
 	return func(v string) error {

@@ -27,7 +27,8 @@ func parseRunFlags(t *testing.T, args []string) (runFlags, []string) {
 // run's own) and --store, and parses back into the options the run had.
 func TestTheRerunCarriesEveryRunOption(t *testing.T) {
 	args := []string{"pause-simple", "--seed", "7", "--store", "elsewhere", "--time", "1m30s", "--clients", "4", "--lock", "redsync@v4.0.4",
-		"--lock-mix", "redsync@v4.0.3:1", "--lock-mix", "simple:1", "--min-replicas-to-write", "0", "--min-replicas-max-lag", "5",
+		"--lock-mix", "redsync@v4.0.3:1", "--lock-mix", "simple:1", "--lock-option", "tries=3", "--lock-option", "read_timeout=200ms",
+		"--min-replicas-to-write", "0", "--min-replicas-max-lag", "5",
 		"--workload", "counter", "--nemesis", "random", "--faults", "kill,pause-node", "--tls", "--server", "valkey-8.1",
 		"--target", "my deployment.json", "--driver", `python3 "drivers/my driver.py" --verbose`}
 	f, pos := parseRunFlags(t, args)
@@ -56,6 +57,7 @@ func TestTheRerunCarriesEveryRunOption(t *testing.T) {
 	require.Contains(t, line, `--driver 'python3 "drivers/my driver.py" --verbose'`)
 	require.Contains(t, line, "--target 'my deployment.json'")
 	require.Contains(t, line, "--lock-mix redsync@v4.0.3:1,simple:1")
+	require.Contains(t, line, "--lock-option read_timeout=200ms --lock-option tries=3", "each knob its own flag, in order")
 }
 
 // Options left at their defaults are not on the line; a file's run names

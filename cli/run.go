@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,6 +53,8 @@ type runFlags struct {
 	// server is --server: the server the cluster runs (cluster.Servers);
 	// "": the scenario's image, DEADBOLT_REDIS_IMAGE's or the default.
 	server string
+	// lockOptions are --lock-option's: the library's knobs.
+	lockOptions map[string]string
 }
 
 // intFlag parses an integer into *dst; the range is the cluster spec's to
@@ -80,6 +84,7 @@ func (f *runFlags) register(fs *flag.FlagSet, single bool) {
 	fs.StringVar(&f.target, "target", "", "run against an existing deployment described in this JSON file (endpoints: topology, masters or Sentinels, resource, credentials, addresses); no container starts, node faults are refused")
 	fs.BoolVar(&f.tls, "tls", false, "every node (Redis, Sentinel, resource) speaks TLS only, with certificates drawn for the run; every client verifies them (the lock must declare TLS)")
 	fs.StringVar(&f.server, "server", "", "the server every node runs: "+cluster.ServerNames()+" (default: "+cluster.Servers[0].Name+", or the image DEADBOLT_REDIS_IMAGE names); its image is built by make image SERVER=NAME")
+	fs.Func("lock-option", lockOptionHelp, lockOptions(&f.lockOptions))
 	fs.StringVar(&f.driver, "driver", "", `command line of the driver that runs each client, split as a shell splits words (e.g. "python3 drivers/redispy/driver.py"; docs/driver-protocol.md); default: deadbolt's own`)
 	if single {
 		fs.Func("time", "workload duration (default: the scenario's)", func(s string) error {
@@ -187,6 +192,7 @@ func (f *runFlags) overrides() []scenarios.Override {
 	add(f.clients != 0, scenarios.SetClients(f.clients))
 	add(f.lock != "", scenarios.SetLock(f.lock))
 	add(f.mix != nil, scenarios.SetMix(f.mix))
+	add(len(f.lockOptions) > 0, scenarios.SetLockOptions(f.lockOptions))
 	add(f.workload != "", scenarios.SetWorkload(f.workload))
 	add(f.nemesis != "" || len(f.faults) > 0, scenarios.SetNemesis(f.nemesis, f.faults))
 	if f.minReplicas != nil {
@@ -276,6 +282,9 @@ func (f *runFlags) invocation(file string) *scenarios.Invocation {
 	}
 	add("lock", f.lock)
 	add("lock-mix", strings.Join(mix, ","))
+	for _, k := range slices.Sorted(maps.Keys(f.lockOptions)) {
+		add("lock-option", k+"="+f.lockOptions[k])
+	}
 	add("workload", f.workload)
 	add("nemesis", f.nemesis)
 	add("faults", strings.Join(f.faults, ","))

@@ -186,7 +186,7 @@ func (d *driver) open(req Request) Reply {
 // given: deadbolt's defaults are filled by the lock (locks.New), after a
 // library's knobs have kept its own defaults where nothing was given.
 func lockOptions(req Request) (locks.Options, error) {
-	if req.TTLMS <= 0 {
+	if req.TTLMS < 0 || req.TTLMS == 0 && req.Op == OpOpen {
 		return locks.Options{}, fmt.Errorf("%s needs ttl_ms > 0, got %d", req.Op, req.TTLMS)
 	}
 	if err := locks.Lookup(req.Lock); err != nil {

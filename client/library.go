@@ -45,6 +45,14 @@ func ServeLibrary(l Library) int {
 	return serve(os.Stdin, os.Stdout, os.Stderr, "go "+lock, map[string]locks.Declaration{lock: d})
 }
 
+// ModuleVersion is the version of module this binary was built with, ""
+// when it was built without it: for a driver whose library's defaults
+// changed between versions.
+func ModuleVersion(module string) string {
+	v, _ := moduleVersion(module)
+	return v
+}
+
 // moduleVersion is the version of module this binary was built with.
 func moduleVersion(module string) (string, error) {
 	bi, ok := debug.ReadBuildInfo()

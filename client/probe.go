@@ -114,7 +114,13 @@ func probe(c Command, stderr *os.File, lock *Configured) (locks.Declared, error)
 		}
 		return d, nil
 	}
+	knobs := d.Info[lock.Lock].Options
 	opts := lock.Options
+	settings, err := ResolveLibrary(knobs, opts)
+	if err != nil {
+		return d, fmt.Errorf("lock %s: %w", lock.Lock, err)
+	}
+	opts.Library = settings
 	rep, err := p.Call(context.Background(), Request{ID: 1, Op: OpDeclare, Lock: lock.Lock, TTLMS: lock.TTLMS, Options: &opts}, 10*time.Second)
 	switch {
 	case err != nil:
@@ -125,9 +131,30 @@ func probe(c Command, stderr *os.File, lock *Configured) (locks.Declared, error)
 		return d, fmt.Errorf("driver %s answered the declare request for %s without a lock_info", c, lock.Lock)
 	}
 	info := maps.Clone(d.Info)
-	info[lock.Lock] = *rep.LockInfo
+	decl := *rep.LockInfo
+	// The knobs are the hello's, and what differs from their defaults is
+	// the harness's to say, from the settings it sent.
+	decl.Options, decl.Settings = knobs, locks.Settings(settings).Changed(knobs)
+	info[lock.Lock] = decl
 	d.Info = info
 	return d, nil
+}
+
+// ResolveLibrary is every knob's value for a lock that declares knobs,
+// from the options a run gives it (options.library, and the options of
+// open a knob takes its value from): what the harness sends in
+// options.library, so that a driver in any language gets whole settings in
+// their canonical form. An unknown knob or a bad value is the error, with
+// the knobs the lock takes.
+func ResolveLibrary(knobs locks.Knobs, lo LockOptions) (map[string]string, error) {
+	return knobs.Resolve(lo.Library, lo.Generic())
+}
+
+// Generic is lo's own options (not the library's knobs) as the lock's
+// options, before any default: what a knob's from reads.
+func (lo LockOptions) Generic() locks.Options {
+	ms := func(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+	return locks.Options{Timeout: ms(lo.TimeoutMS), Retries: lo.Retries, RetryDelay: ms(lo.RetryDelayMS), Wait: ms(lo.WaitMS)}
 }
 
 // lastLines is the last n lines of s, joined by " | ".

@@ -12,10 +12,6 @@ type Resender interface {
 }
 
 // Resends reports a registered lock whose client sends a timed-out
-// command again.
-func Resends(name string) bool {
-	return inspect(name, func(l Lock) bool {
-		r, ok := l.(Resender)
-		return ok && r.ResendsTimedOut()
-	})
-}
+// command again, as it says of itself at its defaults (Behaviour, or
+// Resender for a lock that says only that).
+func Resends(name string) bool { return Registry.Resends(name) }

@@ -34,6 +34,15 @@ type Results struct {
 	// Driver is the command line that ran the clients when it was not
 	// deadbolt's own (`--driver`).
 	Driver string `json:"driver,omitempty"`
+	// LockClient is the client library the lock sent its commands with, as
+	// the lock declared it ("go-redis v9.23.0"); LockSettings are its
+	// knobs whose values differ from the library's defaults ("name=value"),
+	// none when it ran as the library's README builds it. LockKnobs: the
+	// lock takes knobs at all (a library's lock), so "defaults" means
+	// something.
+	LockClient   string   `json:"lock_client,omitempty"`
+	LockSettings []string `json:"lock_settings,omitempty"`
+	LockKnobs    bool     `json:"lock_knobs,omitempty"`
 	// Rerun is the arguments of the single `deadbolt run` that runs this
 	// run again: its scenario (or --file), its seed, and every option it
 	// was given but where it wrote (--store) and how a suite spread its
@@ -242,8 +251,26 @@ func LockText(r *Results) string {
 	if r.Driver != "" {
 		s += " (driver: " + r.Driver + ")"
 	}
+	if t := SettingsText(r.LockKnobs, r.LockSettings); t != "" {
+		s += ", " + t
+	}
+	if r.LockClient != "" {
+		s += ", over " + r.LockClient
+	}
 	if r.Reentrant {
 		s += ", reentrant: a client's holds of a key judged as one"
 	}
 	return s
+}
+
+// SettingsText says how a library's lock was set up: at its defaults, or
+// which knobs differed from them; "" for a lock that takes no knobs.
+func SettingsText(knobs bool, settings []string) string {
+	switch {
+	case len(settings) > 0:
+		return "set: " + strings.Join(settings, " ")
+	case knobs:
+		return "the library's defaults"
+	}
+	return ""
 }

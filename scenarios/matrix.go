@@ -164,7 +164,7 @@ func cellsOf(failures []Failure, locks, failureNames []string, o RunOptions) ([]
 	var cells []MatrixCell
 	for _, lock := range locks {
 		if drivers.IsVersioned(lock) {
-			if _, err := withLibrary(o, lock); err != nil { // built (or found) once, its hello read
+			if _, err := withLibrary(o, lock, helloOnly); err != nil { // built (or found) once, its hello read
 				return nil, err
 			}
 		} else if err := cat.Lookup(lock); err != nil {

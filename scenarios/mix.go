@@ -54,7 +54,7 @@ func (o RunOptions) mixDrivers(mix []LockMix) ([]mixed, error) {
 	for _, m := range mix {
 		switch {
 		case drivers.IsVersioned(m.Lock):
-			lib, err := withLibrary(RunOptions{Log: o.Log}, m.Lock)
+			lib, err := withLibrary(RunOptions{Log: o.Log}, m.Lock, helloOnly)
 			if err != nil {
 				return nil, fmt.Errorf("mixed lock %s: %w", m.Lock, err)
 			}

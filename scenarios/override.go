@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -47,6 +48,24 @@ func SetMix(mix []LockMix) Override {
 	return func(s *Scenario) error {
 		if !slices.Equal(mix, s.Mix) {
 			s.Mix, s.Expect = mix, Unknown
+		}
+		return nil
+	}
+}
+
+// SetLockOptions sets knobs of the lock's library, over the scenario's
+// own (lock_options.library). The lock set up otherwise than the
+// known-results table judged it is another experiment: nobody has judged
+// it.
+func SetLockOptions(knobs map[string]string) Override {
+	return func(s *Scenario) error {
+		lib := maps.Clone(s.LockOptions.Library)
+		if lib == nil {
+			lib = map[string]string{}
+		}
+		maps.Copy(lib, knobs)
+		if !maps.Equal(lib, s.LockOptions.Library) {
+			s.LockOptions.Library, s.Expect = lib, Unknown
 		}
 		return nil
 	}

@@ -210,6 +210,9 @@ func (s Scenario) fitLocks(o RunOptions, need nemesis.Needs, kind workloads.Kind
 	if err := s.fitsLock(o.catalogue(), s.Lock, kind, groups); err != nil {
 		return s, err
 	}
+	if _, err := client.ResolveLibrary(o.catalogue().Knobs(s.Lock), s.LockOptions); err != nil {
+		return s, fmt.Errorf("lock %s cannot run in scenario %s: %w", s.Lock, s.Name, err)
+	}
 	if s.Cluster.Topology == cluster.RedisCluster && s.Cluster.PrimaryKey == "" && len(s.Keys) > 0 {
 		s.Cluster.PrimaryKey = s.Keys[0]
 	}

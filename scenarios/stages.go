@@ -164,9 +164,16 @@ func (r *run) workloadConfig() workloads.Config {
 	if r.cl != nil { // a fake deployment has no key reader
 		inspect = r.cl.ReadKey
 	}
+	lo := s.LockOptions
+	cat := r.o.catalogue()
+	if ks := cat.Knobs(s.Lock); len(ks) > 0 {
+		// Every knob's value, as the probe sent them (fitLocks checked them).
+		lo.Library, _ = client.ResolveLibrary(ks, lo)
+	}
+	longest := time.Duration(cat.Behaviour(s.Lock).LongestCallMS) * time.Millisecond
 	return workloads.Config{
-		Shape: s.Shape, Seed: r.o.Seed,
-		Lock: s.Lock, LockOptions: s.LockOptions, Endpoints: r.on.Endpoints(), SlotEndpoints: r.on.EndpointsFor, Driver: r.driver,
+		Shape: s.Shape, Seed: r.o.Seed, LongestCall: max(longest, -1),
+		Lock: s.Lock, LockOptions: lo, Endpoints: r.on.Endpoints(), SlotEndpoints: r.on.EndpointsFor, Driver: r.driver,
 		Mix: r.o.workloadMix(r.own), LogDir: filepath.Join(r.dir, "clients"), Rec: r.rec, Reenter: s.Reenter, Inspect: inspect,
 	}
 }
@@ -334,6 +341,8 @@ func (r *run) report(ctx context.Context, report checker.Report, ops int) (*repo
 		SetupS: r.origin.Setup.Seconds(), WorkloadS: r.workloadS,
 		Server: r.server, Rerun: o.rerun(s.Name, r.dir, r.server),
 	}
+	b := o.catalogue().Behaviour(s.Lock)
+	res.LockClient, res.LockSettings, res.LockKnobs = b.Client, b.Settings, len(o.catalogue().Knobs(s.Lock)) > 0
 	if r.runner != nil {
 		res.MixedProcesses = r.runner.Mixed()
 	}

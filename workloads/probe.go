@@ -69,6 +69,9 @@ func (r *Runner) probe(ctx context.Context, key string, slot int) error {
 		}
 	}
 	lo := r.cfg.LockOptions
+	if lock != r.cfg.Lock {
+		lo.Library = nil // the knobs are the run's lock's
+	}
 	// open and the acquire of a free key must say ok; the calls after it
 	// may say no (a lock may judge its lease gone: that is the run's to
 	// judge) or not know (a reply that timed out on a loaded machine: the

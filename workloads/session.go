@@ -145,6 +145,9 @@ func (s *Session) restart() error {
 		}
 	}
 	lo := s.r.cfg.LockOptions
+	if lock != s.r.cfg.Lock {
+		lo.Library = nil // the knobs are the run's lock's; a lock mixed in runs at its defaults
+	}
 	rep, err := p.Call(s.ctx, client.Request{Op: client.OpOpen, Lock: lock, TTLMS: s.r.cfg.TTL.D().Milliseconds(), Options: &lo, Endpoints: &e}, s.r.cfg.replyTimeout())
 	if err == nil && rep.Outcome != client.OutcomeOK {
 		err = errors.New(rep.Error)

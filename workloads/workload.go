@@ -53,8 +53,14 @@ type Config struct {
 	// driver (mix.go).
 	Mix []Mixed
 	// ReplyTimeout bounds each request to a client (time it spends paused
-	// excluded); 0 means DefaultReplyTimeout.
+	// excluded); 0: the lock's longest call (LongestCall) plus 2 s, no
+	// less than the longer of 5 s and two TTLs, and no more than
+	// MaxReplyWait.
 	ReplyTimeout time.Duration
+	// LongestCall is the longest one call of the lock may take as it is
+	// configured, as the lock declares it (locks.Behaviour): -1 when
+	// nothing bounds it, 0 when it does not say.
+	LongestCall time.Duration
 	// LogDir receives each client process's log as p<N>.log; "" discards.
 	LogDir string
 	// Reenter makes clients acquire a key they hold again, nested, half
@@ -69,12 +75,27 @@ type Config struct {
 	Rec     *history.Recorder
 }
 
-// DefaultReplyTimeout is how long a running client may take to answer.
+// MaxReplyWait is the longest the harness waits for a client's reply,
+// whatever the lock declares: a call that takes longer (a library that
+// waits for a stalled node for ever, as redis-py does by default) is
+// recorded unknown and its client replaced, so that one hung call cannot
+// hold a run past its time.
+const MaxReplyWait = time.Minute
+
+// replyTimeout is how long a running client may take to answer: as long
+// as its lock says a call may take, and 2 s more, within bounds.
 func (c Config) replyTimeout() time.Duration {
 	if c.ReplyTimeout > 0 {
 		return c.ReplyTimeout
 	}
-	return max(5*time.Second, 2*c.TTL.D())
+	d := max(5*time.Second, 2*c.TTL.D())
+	switch {
+	case c.LongestCall < 0:
+		d = MaxReplyWait
+	case c.LongestCall > 0:
+		d = max(d, c.LongestCall+2*time.Second)
+	}
+	return min(d, MaxReplyWait)
 }
 
 // Validate checks the shape before anything starts.

@@ -88,9 +88,14 @@ func (s *suite) start(t T) *client.Process {
 	return p
 }
 
+// openRequest opens the lock with a call timeout, and an acquire that
+// gives up after its first refusal: wait_ms of 1 ms is the protocol's one
+// attempt, and also a library's own blocking acquire bounded so (a lock
+// that declares knobs keeps its library's defaults, redis-py's acquire
+// blocks until it gets the lock, unless an option says otherwise).
 func openRequest(lock string, ttl, timeout time.Duration, e endpoints.Endpoints) client.Request {
 	return client.Request{Op: client.OpOpen, Lock: lock, TTLMS: ttl.Milliseconds(),
-		Options: &client.LockOptions{TimeoutMS: timeout.Milliseconds()}, Endpoints: &e}
+		Options: &client.LockOptions{TimeoutMS: timeout.Milliseconds(), WaitMS: 1}, Endpoints: &e}
 }
 
 // opened starts a driver and opens the lock on the cluster.

@@ -11,13 +11,17 @@ Redis Cluster (built on the first acquire: its constructor reads the slot
 map, and open must not need the nodes). Run it with Debian's python3-redis
 (4.3.x): /usr/bin/python3 drivers/redispy/driver.py.
 
-On the cluster, RedisCluster's retries are off, since a SET NX sent again
-after its first attempt took effect comes back "not set", a refusal that
-hides a grant: cluster_error_retry_attempts=1, and a command that went out
-without its reply ends the call (info) where redis-py would send it to the
-same node again. MOVED and ASK are followed as redis-py does; its re-reads
-of the slot map are its own (slot_refresh_ms is ignored, and the log says
-so). Two redis-py 4.3.4 defects are stepped around without touching the
+redis-py runs as its users run it: every client setting and every Lock
+argument but the lease time keeps the default this redis-py gives it (read
+off its own signatures: no socket timeout, redis-py 6's Retry of three
+more sends, Lock's blocking acquire polled every 100 ms), unless a knob
+(options.library, declared in the hello's lock_info options) says
+otherwise. RedisCluster sends a command again on a connection error or
+CLUSTERDOWN, as redis-py does: a SET NX whose first attempt took effect
+then comes back "not set", a refusal that says which token it tried, and
+the harness reads the key back. MOVED and ASK are followed as redis-py
+does; its re-reads of the slot map are its own (slot_refresh_ms is
+ignored, and the log says so). Two redis-py 4.3.4 defects are stepped around without touching the
 lock: connection_class reaches the nodes' pools only on a client built from
 a URL, and Lock cannot register its scripts on a RedisCluster (Script wants
 client.connection_pool), so they are registered on an unconnected client.
@@ -38,6 +42,7 @@ import inspect
 import json
 import logging
 import os
+import re
 import ssl
 import sys
 import time
@@ -53,7 +58,9 @@ try:
         from redis._parsers import _RESP2Parser as PythonParser
     from redis.cluster import ClusterNode, RedisCluster
     from redis.exceptions import ConnectionError, LockNotOwnedError, ResponseError, TimeoutError
+    from redis.backoff import NoBackoff
     from redis.lock import Lock
+    from redis.retry import Retry
     from redis.sentinel import Sentinel, SentinelManagedConnection
 except ImportError as e:
     sys.stderr.write(
@@ -170,14 +177,6 @@ class MappedSentinelConnection(SentinelManagedConnection, MappedConnection):
     the address book."""
 
 
-class Unanswered(Exception):
-    """A command to a cluster node went out and its reply never came. It is
-    no ConnectionError or TimeoutError, the errors on which RedisCluster
-    sends the same command to the same node again (up to five times, 250 ms
-    apart: a SET NX that took effect the first time would then come back
-    "not set"), so the call ends here, as one that may have taken effect."""
-
-
 class ClusterConnection(MappedConnection):
     """The connection class of the driver's RedisCluster. RedisCluster
     passes on only the keyword arguments it knows (REDIS_ALLOWED_KEYS), so
@@ -211,21 +210,12 @@ class ClusterConnection(MappedConnection):
     def send_packed_command(self, command, check_health=True):
         if not self.counted():
             return Connection.send_packed_command(self, command, check_health)
-        try:
-            super().send_packed_command(command, check_health)
-        except (ConnectionError, TimeoutError) as e:
-            if self.wire.out:  # some of it may have gone out
-                raise Unanswered("%s: %s" % (type(e).__name__, e)) from e
-            raise
+        super().send_packed_command(command, check_health)
 
     def read_response(self, disable_decoding=False, **kwargs):
         if not self.counted():
             return Connection.read_response(self, disable_decoding=disable_decoding, **kwargs)
-        try:
-            return super().read_response(disable_decoding=disable_decoding, **kwargs)
-        except (ConnectionError, TimeoutError) as e:
-            # redis-py has closed the connection already.
-            raise Unanswered("%s: %s" % (type(e).__name__, e)) from e
+        return super().read_response(disable_decoding=disable_decoding, **kwargs)
 
 
 def bound_cluster_connection(book, wire):
@@ -261,9 +251,10 @@ class Driver:
             return fail("open needs endpoints with addresses")
         if not isinstance(o, dict):
             return fail("options must be an object")
-        numbers = {k: o.get(k) or 0 for k in ("timeout_ms", "retries", "retry_delay_ms", "wait_ms")}
-        if not all(is_int(v) and v >= 0 for v in numbers.values()):
-            return fail("options timeout_ms, retries, retry_delay_ms and wait_ms are whole numbers >= 0")
+        try:
+            st = settings_of(o)
+        except ValueError as err:
+            return fail(str(err))
         mode = o.get("sentinel") or "reconnect"
         if mode != "reconnect":
             return fail("sentinel mode %r: redis-py asks Sentinel for the master only when it opens a "
@@ -282,9 +273,9 @@ class Driver:
         missing = [n for n in nodes if n not in e["addresses"]]
         if missing:
             return fail("bad endpoints: no address for node %s" % ", ".join(missing))
-        timeout = (numbers["timeout_ms"] or 500) / 1000
-        # Every call is bounded: nodes that are paused or cut off hang.
-        bounds = {"socket_timeout": timeout, "socket_connect_timeout": timeout}
+        # The client's settings, each redis-py's default unless a knob says
+        # otherwise (no socket timeout: a paused node hangs a call).
+        bounds = client_kwargs(st)
         # The credentials of the Redis nodes, and of the Sentinels, when set.
         auth = credentials(e, "username", "password")
         if e.get("topology") == "sentinel":
@@ -299,18 +290,18 @@ class Driver:
                                                  **sentinel_tls},
                                 **bounds)
             client = sentinel.master_for(e["master_name"], connection_class=MappedSentinelConnection,
-                                         book=book, wire=self.wire, **bounds, **auth, **library_retry())
+                                         book=book, wire=self.wire, **bounds, **auth)
         elif e.get("topology") == "independent":
             if len(e.get("masters") or []) != 1:
                 return fail("%s runs on one master; got %d independent masters" % (LOCK, len(e.get("masters") or [])))
-            client = self.client_for(e["masters"][0], book, {**bounds, **auth, **library_retry()})
+            client = self.client_for(e["masters"][0], book, {**bounds, **auth})
         elif e.get("topology") == "cluster":
             if not e.get("cluster_nodes"):
                 return fail("cluster endpoints need cluster_nodes")
             client = None
             # RedisCluster reads the slot map (and the command table) in its
             # constructor; open must not need the nodes: built on first use.
-            self.build = lambda: self.cluster_client(e["cluster_nodes"], book, {**bounds, **auth})
+            self.build = lambda: self.cluster_client(e["cluster_nodes"], book, {**bounds, **auth}, st)
         else:
             return fail("unknown topology %r (this driver has: sentinel, independent, cluster)" % e.get("topology"))
         if e.get("resource"):
@@ -322,37 +313,29 @@ class Driver:
         # redis-py's timeout is in seconds; int(timeout * 1000) must give
         # back ttl_ms exactly (1.001 * 1000 is 1000.9999999999999).
         self.timeout = ttl / 1000 if int(ttl / 1000 * 1000) == ttl else Fraction(ttl, 1000)
-        self.sleep = (numbers["retry_delay_ms"] or 50) / 1000
-        # Lock has no attempt count, only a time to go on trying for: about
-        # retries more attempts, sleep apart, or wait_ms, whichever is longer.
-        waits = [numbers["wait_ms"] / 1000]
-        if numbers["retries"]:
-            waits.append((numbers["retries"] + 0.5) * self.sleep)
-        self.blocking_timeout = max(waits) or None
+        self.lock_args = lock_kwargs(st)
         follows = ", sentinel %s%s" % (mode, "" if o.get("sentinel") else " (not asked: redis-py's own)") \
             if e["topology"] == "sentinel" else ""
         if e["topology"] == "cluster":
-            follows = ", RedisCluster built on first use, no retries of a command on a connection error or " \
-                "CLUSTERDOWN (cluster_error_retry_attempts=1, and a command sent without its reply is not sent " \
-                "again), MOVED and ASK followed; slot_refresh_ms %s ignored: redis-py has no periodic re-read " \
-                "of the slot map, it re-reads it on CLUSTERDOWN, on five connection errors in one call and " \
-                "on every tenth MOVED" % (o.get("slot_refresh_ms") or "(not set)")
-        sys.stderr.write("redispy driver: redis-py %s (its default retry: %s), %s topology%s%s, ttl %dms, timeout %gs, blocking %s\n"
-                         % (redis.__version__, library_retry().get("retry", "none"), e["topology"], follows, ", TLS" if tls else "", ttl, timeout,
-                            self.blocking_timeout))
+            follows = ", RedisCluster built on first use, MOVED and ASK followed; slot_refresh_ms %s ignored: " \
+                "redis-py has no periodic re-read of the slot map, it re-reads it on CLUSTERDOWN, on five " \
+                "connection errors in one call and on every tenth MOVED" % (o.get("slot_refresh_ms") or "(not set)")
+        changed = ["%s=%s" % (k["name"], st[k["name"]]) for k in KNOBS if st[k["name"]] != k["default"]]
+        sys.stderr.write("redispy driver: redis-py %s, %s topology%s%s, ttl %dms, settings %s\n"
+                         % (redis.__version__, e["topology"], follows, ", TLS" if tls else "", ttl,
+                            ", ".join(changed) or "redis-py's defaults"))
         return {"outcome": "ok"}
 
-    def cluster_client(self, nodes, book, kwargs):
+    def cluster_client(self, nodes, book, kwargs, st):
         """redis-py's own cluster client, RedisCluster, dialled through the
-        address book, with its retries off: cluster_error_retry_attempts=1
-        is one attempt (0 makes 4.3.4 raise None, a TypeError)."""
+        address book, with its retries as the settings say."""
         # Given a URL, RedisCluster builds each node's pool from its
         # keyword arguments, connection_class included; without one, 4.3.4
         # hands them to Redis(), which takes no connection_class. The URL
         # names the first node; startup_nodes the others.
         client = RedisCluster(url="redis://%s" % nodes[0],
                               startup_nodes=[ClusterNode(h, int(p)) for h, p in (n.rsplit(":", 1) for n in nodes[1:])],
-                              cluster_error_retry_attempts=1,
+                              cluster_error_retry_attempts=st["cluster_error_retry_attempts"],
                               connection_class=bound_cluster_connection(book, self.wire), **kwargs)
         # redis-py 4.3.4's Script reads its encoder from client.connection_pool,
         # which RedisCluster has not: Lock(RedisCluster(...)) raises
@@ -387,9 +370,7 @@ class Driver:
         # argument), so that a refusal can say which value it tried: the
         # harness then reads the key, and a refusal that left its own
         # value there (a retried SET NX) is seen.
-        lock = Lock(self.client, key, timeout=self.timeout, sleep=self.sleep,
-                    blocking=self.blocking_timeout is not None, blocking_timeout=self.blocking_timeout,
-                    thread_local=False)
+        lock = Lock(self.client, key, timeout=self.timeout, thread_local=False, **self.lock_args)
         token = uuid.uuid1().hex
         r = self.call(lambda: lock.acquire(token=token))
         if r["outcome"] != "ok":
@@ -459,23 +440,188 @@ class Driver:
             return fail("%s: %s" % (type(e).__name__, e))
 
 
-def library_retry():
-    """The retry policy redis.Redis gives the connections of a client built
-    as its users build it (redis.Redis(host=..., port=...)): redis-py 6
-    retries every command three times by default, redis-py 4 none. The
-    driver builds its own connection pool (to dial through the address
-    book), which redis-py would otherwise leave without it."""
-    default = inspect.signature(redis.Redis.__init__).parameters.get("retry")
-    if default is None or default.default is None or default.default is inspect.Parameter.empty:
-        return {}
-    return {"retry": copy.deepcopy(default.default)}
+def go_duration(seconds):
+    """A duration as Go writes one (time.Duration.String): the knobs'
+    canonical text, the harness's and every driver's."""
+    ns = round(seconds * 1e9)
+    if ns == 0:
+        return "0s"
+    sign, ns = ("-" if ns < 0 else ""), abs(ns)
+
+    def frac(v, unit):
+        whole, part = divmod(v, unit)
+        digits = str(part).rjust(len(str(unit)) - 1, "0").rstrip("0")
+        return str(whole) + ("." + digits if digits else "")
+    if ns < 1000:
+        return sign + "%dns" % ns
+    if ns < 10**6:
+        return sign + frac(ns, 1000) + "\u00b5s"
+    if ns < 10**9:
+        return sign + frac(ns, 10**6) + "ms"
+    h, rest = divmod(ns, 3600 * 10**9)
+    m, rest = divmod(rest, 60 * 10**9)
+    head = "%dh%dm" % (h, m) if h else ("%dm" % m if m else "")
+    return sign + head + frac(rest, 10**9) + "s"
 
 
-def resends():
-    """Whether the client sends a command that timed out again (the
-    hello's resends): redis-py 6's default Retry, with retries left."""
-    r = library_retry().get("retry")
-    return r is not None and getattr(r, "_retries", 1) > 0
+UNITS = {"ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "\u03bcs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+DURATION = re.compile(r"^([+-]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|\u00b5s|\u03bcs|ms|s|m|h))+$")
+
+
+def parse_duration(text):
+    """Seconds of a Go duration ("100ms", "1.5s", "1m30s", "0")."""
+    if text == "0":
+        return 0.0
+    m = DURATION.match(text)
+    if not m:
+        raise ValueError("%r is no duration (a Go duration such as 200ms)" % text)
+    total = sum(float(n) * UNITS[u] for n, u in re.findall(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)", text))
+    return -total if m.group(1) == "-" else total
+
+
+def seconds_text(v):
+    return "none" if v is None else go_duration(v)
+
+
+def knobs():
+    """The knobs: redis-py's client settings and Lock's arguments (all but
+    the lease time), each with the default this redis-py gives it, read
+    off its own signatures."""
+    client = inspect.signature(redis.Redis.__init__).parameters
+    lock = inspect.signature(Lock.__init__).parameters
+    cluster = inspect.signature(RedisCluster.__init__).parameters
+    retry = client.get("retry")
+    default_retry = retry.default if retry is not None and isinstance(retry.default, Retry) else None
+    return [
+        {"name": "socket_timeout", "kind": "duration", "nullable": True, "from": "timeout_ms",
+         "default": seconds_text(client["socket_timeout"].default),
+         "summary": "redis-py socket_timeout: how long a command waits for its reply (none: for ever)"},
+        {"name": "socket_connect_timeout", "kind": "duration", "nullable": True, "from": "timeout_ms",
+         "default": seconds_text(client["socket_connect_timeout"].default),
+         "summary": "redis-py socket_connect_timeout (none: for ever)"},
+        {"name": "retry_on_timeout", "kind": "bool", "default": str(bool(client["retry_on_timeout"].default)).lower(),
+         "summary": "redis-py retry_on_timeout: a command that timed out is sent again"},
+        {"name": "retry_attempts", "kind": "int", "default": str(default_retry._retries if default_retry else 0),
+         "summary": "redis-py retry=Retry(backoff, N): how many more times a failed command is sent (redis-py 6 "
+                    "builds Retry(ExponentialWithJitterBackoff, 3); redis-py 4 none, and a Retry alone does "
+                    "nothing without retry_on_timeout)"},
+        {"name": "cluster_error_retry_attempts", "kind": "int",
+         "default": str(cluster["cluster_error_retry_attempts"].default),
+         "summary": "RedisCluster cluster_error_retry_attempts: tries of a command after a connection error or CLUSTERDOWN"},
+        {"name": "sleep", "kind": "duration", "from": "retry_delay_ms", "default": go_duration(lock["sleep"].default),
+         "summary": "Lock sleep: the wait between two tries of a blocking acquire"},
+        {"name": "blocking", "kind": "bool", "default": str(bool(lock["blocking"].default)).lower(),
+         "summary": "Lock blocking: an acquire tries again until it gets the lock or blocking_timeout passes"},
+        {"name": "blocking_timeout", "kind": "duration", "nullable": True, "from": "wait_ms",
+         "default": seconds_text(lock["blocking_timeout"].default),
+         "summary": "Lock blocking_timeout: how long a blocking acquire tries (none: until it gets the lock)"},
+    ]
+
+
+KNOBS = knobs()
+DEFAULT_RETRY = inspect.signature(redis.Redis.__init__).parameters.get("retry")
+
+
+def canonical(knob, v):
+    """v as the knob's canonical text, or ValueError naming what it takes."""
+    if not isinstance(v, str):
+        raise ValueError("lock option %s: %r is no string" % (knob["name"], v))
+    if v == "none" and knob.get("nullable"):
+        return v
+    try:
+        if knob["kind"] == "duration":
+            return go_duration(parse_duration(v))
+        if knob["kind"] == "int":
+            return str(int(v))
+        if knob["kind"] == "bool" and v.lower() in ("true", "false", "1", "0"):
+            return "true" if v.lower() in ("true", "1") else "false"
+    except ValueError:
+        pass
+    takes = {"duration": "a duration such as 200ms", "int": "a whole number", "bool": "true or false"}[knob["kind"]]
+    raise ValueError("lock option %s: %r is no value of %s (it takes %s%s)"
+                     % (knob["name"], v, knob["name"], takes, ", or none" if knob.get("nullable") else ""))
+
+
+def settings_of(o):
+    """Every knob's value for options o: its default, what the open's own
+    options a knob takes its value from say (timeout_ms, retry_delay_ms,
+    wait_ms), what options.library sets (the harness sends every knob)."""
+    lib = o.get("library") or {}
+    if not isinstance(lib, dict):
+        raise ValueError("options.library must be an object")
+    st = {k["name"]: k["default"] for k in KNOBS}
+    for k in KNOBS:
+        v = o.get(k.get("from") or "")
+        if is_int(v) and v > 0:
+            st[k["name"]] = go_duration(v / 1000)
+    known = {k["name"]: k for k in KNOBS}
+    for name, v in lib.items():
+        if name not in known:
+            raise ValueError("unknown lock option %r (known: %s)" % (name, ", ".join(k["name"] for k in KNOBS)))
+        st[name] = canonical(known[name], v)
+    return st
+
+
+def seconds(v):
+    return None if v == "none" else parse_duration(v)
+
+
+def client_kwargs(st):
+    """redis.Redis's keyword arguments for settings st: the timeouts, and a
+    retry only where a knob changed it from this redis-py's own."""
+    kwargs = {"socket_timeout": seconds(st["socket_timeout"]),
+              "socket_connect_timeout": seconds(st["socket_connect_timeout"]),
+              "retry_on_timeout": st["retry_on_timeout"] == "true"}
+    default = next(k for k in KNOBS if k["name"] == "retry_attempts")["default"]
+    base = DEFAULT_RETRY.default if DEFAULT_RETRY is not None and isinstance(DEFAULT_RETRY.default, Retry) else None
+    if st["retry_attempts"] != default:
+        retry = copy.deepcopy(base) if base is not None else Retry(NoBackoff(), 0)
+        retry._retries = int(st["retry_attempts"])
+        kwargs["retry"] = retry
+    elif base is not None:
+        # The driver builds its own connection pool, to which redis.Redis
+        # would not hand its default Retry.
+        kwargs["retry"] = copy.deepcopy(base)
+    return kwargs
+
+
+def lock_kwargs(st):
+    return {"sleep": parse_duration(st["sleep"]), "blocking": st["blocking"] == "true",
+            "blocking_timeout": seconds(st["blocking_timeout"])}
+
+
+def behaviour(st, ttl_ms):
+    """What a client with settings st does with a command, read off a
+    connection redis-py builds with them (never connected): how long it
+    waits for a reply, how many more times it sends a failed command and
+    whether a timed-out one is among them; and the longest call."""
+    conn = Connection(**client_kwargs(st))
+    retries = conn.retry._retries
+    resends = retries != 0 and any(issubclass(TimeoutError, e) for e in conn.retry._supported_errors)
+    wait = conn.socket_timeout
+    out = {"client": "redis-py %s" % redis.__version__, "call_timeout_ms": -1 if wait is None else max(int(wait * 1000), 1),
+           "longest_call_ms": -1}
+    if retries:
+        out["retries"] = retries if retries > 0 else -1
+    if resends:
+        out["resends"] = True
+    args = lock_kwargs(st)
+    if wait is not None and retries >= 0 and not (args["blocking"] and args["blocking_timeout"] is None):
+        cap = getattr(conn.retry._backoff, "_cap", 0) or 0
+        one = (retries + 1) * wait + retries * cap
+        tries = (args["blocking_timeout"] or 0) if args["blocking"] else 0
+        out["longest_call_ms"] = max(int((tries + args["sleep"] + 2 * one) * 1000), 1)
+    return out
+
+
+def lock_info(st, ttl_ms):
+    info = {"summary": "redis-py %s's own redis.lock.Lock (SET NX PX, owner-checked release script), unmodified, "
+                       "at redis-py's defaults unless a knob says otherwise" % redis.__version__,
+            "max_groups": 1, "sentinel": ["reconnect"], "topologies": ["sentinel", "independent", "cluster"], "tls": True,
+            "calls": ["extend", "reacquire"], "options": KNOBS, **behaviour(st, ttl_ms)}
+    if VERSIONED:
+        info.update({"library": "redis-py", "version": redis.__version__})
+    return info
 
 
 def credentials(e, user, password):
@@ -496,8 +642,24 @@ def jsonable(v):
     return v
 
 
+def declare(req):
+    """The lock's lock_info as it runs with the request's options."""
+    if req.get("lock") != LOCK:
+        return fail("unknown lock %r (this driver has: %s)" % (req.get("lock"), LOCK))
+    o = req.get("options") or {}
+    if not isinstance(o, dict):
+        return fail("options must be an object")
+    try:
+        st = settings_of(o)
+    except ValueError as err:
+        return fail(str(err))
+    return {"outcome": "ok", "lock_info": lock_info(st, req.get("ttl_ms") or 0)}
+
+
 def handle(driver, req):
     op = req.get("op")
+    if op == "declare":
+        return declare(req)
     if op == "open":
         return driver.open(req)
     if not driver.opened:
@@ -525,12 +687,7 @@ def main():
     logging.getLogger("redis").addHandler(handler)
     emit({"event": "hello", "mono_ns": time.monotonic_ns(), "protocol": 1,
           "driver": "redis-py %s" % redis.__version__, "pid": os.getpid(), "locks": [LOCK],
-          "lock_info": {LOCK: {"summary": "redis-py %s's own redis.lock.Lock (SET NX PX, owner-checked "
-                                          "release script), unmodified" % redis.__version__,
-                               "max_groups": 1, "sentinel": ["reconnect"],
-                               "topologies": ["sentinel", "independent", "cluster"], "tls": True,
-                               "calls": ["extend", "reacquire"], "resends": resends(),
-                               **({"library": "redis-py", "version": redis.__version__} if VERSIONED else {})}}})
+          "lock_info": {LOCK: lock_info(settings_of({}), 0)}})
     driver = Driver()
     for line in sys.stdin.buffer:  # bytes: a line that is not UTF-8 is malformed too
         if not line.strip():

@@ -28,4 +28,5 @@ import (
 
 func init() {
 	locks.Register("rueidis", rueidisadapter.Summary, rueidisadapter.New)
+	locks.RegisterKnobs("rueidis", rueidisadapter.Knobs())
 }

@@ -6,45 +6,57 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	mrand "math/rand/v2"
 	"reflect"
 	"time"
 
 	"github.com/bsm/redislock"
 	"github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
+	"github.com/deadbolt-lab/deadbolt/locks/clients/goredis9"
 )
 
 // lock keeps the *redislock.Lock of each lease, as an application keeps
 // the lock Obtain returned: Refresh (extend) and Release are that lock's.
 //
-// The go-redis client is built as a redislock user builds one: the
-// endpoints' address, dialer (published ports, TLS) and credentials, the
-// call timeouts and pool size asked for, and everything else go-redis's
-// default, MaxRetries (3) included: a command that timed out after it was
-// sent is sent again, which is part of what is judged here. Only
-// go-redis's maintenance notifications are off where it has them (not on
-// Sentinel), a Redis Enterprise feature that resolves the logical host
-// names and sends a handshake command deadbolt's nodes refuse.
+// It runs redislock as its README does: redislock.New over a go-redis v9
+// client of the one master group (NewClient on an independent master,
+// NewFailoverClient on Sentinel, NewClusterClient on a cluster), built
+// from the endpoints' address, dialer (published ports, TLS) and
+// credentials, and nothing else: go-redis's defaults (MaxRetries 3, its
+// timeouts, its pool) and redislock's (NoRetry, Obtain bounded by the
+// TTL when its context has no deadline), unless a knob says otherwise
+// (goredis9's, and retry_backoff, retry_limit). Every call gets the
+// context an application passes, one without a deadline.
 //
-// Acquire is one Obtain with the lease TTL and a RetryStrategy that
-// retries a refusal as every driver does (Retries more tries, or until
-// Wait has passed, after a random delay up to RetryDelay). From v0.9.3
-// the caller may choose the token (Options.Token): the adapter does
-// (set by reflection, so that one adapter builds v0.9.0 too) and marks a
-// failed Obtain's error with it, so that the harness can look for it on
-// the master after a refusal. redislock exposes no validity: the deadline
-// is the acquire's start + TTL - drift.
+// From v0.9.3 the caller may choose the token (Options.Token): the adapter
+// does (a token of redislock's own kind, set by reflection so that one
+// adapter builds v0.9.0 too) and marks a failed Obtain's error with it,
+// so that the harness can look for it on the master after a refusal.
+// redislock exposes no validity: the deadline is the acquire's start +
+// TTL - drift.
 type lock struct {
-	c     *redislock.Client
-	rdb   redis.UniversalClient
-	o     locks.Options
-	tries int // go-redis's tries of one command: its MaxRetries + 1
+	c   *redislock.Client
+	rdb redis.UniversalClient
+	o   locks.Options
 
 	held locks.Held[*redislock.Lock]
+}
+
+// The knobs of redislock itself, beside go-redis's.
+const (
+	retryBackoff = "retry_backoff"
+	retryLimit   = "retry_limit"
+)
+
+// knobs are go-redis v9's and redislock's Obtain options.
+func knobs() locks.Knobs {
+	return append(goredis9.Knobs(),
+		locks.Knob{Name: retryBackoff, Kind: locks.KnobDuration, Default: "0s", From: locks.FromRetryDelay,
+			Summary: "redislock RetryStrategy LinearBackoff: the wait between two tries of an Obtain (0s: NoRetry, redislock's default, one try)"},
+		locks.Knob{Name: retryLimit, Kind: locks.KnobInt, Default: "0", From: locks.FromRetries,
+			Summary: "redislock LimitRetry: at most this many more tries (0: no limit but the Obtain's context, the TTL when it has no deadline)"})
 }
 
 func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
@@ -54,77 +66,60 @@ func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 	if err := e.Check(); err != nil {
 		return nil, err
 	}
-	o = o.WithDefaults()
-	rdb, tries := newClient(e, o.Conn)
-	return &lock{c: redislock.New(rdb), rdb: rdb, o: o, tries: tries}, nil
+	rdb := newClient(e, goredis9.ConfigOf(o.Settings))
+	return &lock{c: redislock.New(rdb), rdb: rdb, o: o}, nil
 }
 
-// newClient is the go-redis v9 client of the one master group and how many
-// times it sends a command at most.
-func newClient(e endpoints.Endpoints, c endpoints.ClientOptions) (redis.UniversalClient, int) {
+// newClient is the go-redis v9 client of the one master group, as a
+// redislock user builds it, with the knobs the user changed.
+func newClient(e endpoints.Endpoints, c goredis9.Config) redis.UniversalClient {
 	d := e.Dialer()
-	off := func() *maintnotifications.Config {
-		return &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
-	}
 	switch e.Topology {
 	case endpoints.Sentinel:
-		rdb := redis.NewFailoverClient(&redis.FailoverOptions{
-			MasterName: e.MasterName, SentinelAddrs: e.Sentinels, Dialer: d.Dial,
-			Username: e.Username, Password: e.Password,
-			SentinelUsername: e.SentinelUsername, SentinelPassword: e.SentinelPassword,
-			DialTimeout: c.DialTimeout, ReadTimeout: c.ReadTimeout, WriteTimeout: c.WriteTimeout,
-			PoolSize: c.PoolSize,
-		})
-		return rdb, rdb.Options().MaxRetries + 1
+		o := &redis.FailoverOptions{MasterName: e.MasterName, SentinelAddrs: e.Sentinels, Dialer: d.Dial,
+			Username: e.Username, Password: e.Password, SentinelUsername: e.SentinelUsername, SentinelPassword: e.SentinelPassword}
+		c.Failover(o)
+		return redis.NewFailoverClient(o)
 	case endpoints.Cluster:
-		rdb := redis.NewClusterClient(&redis.ClusterOptions{
-			Addrs: e.ClusterNodes, Dialer: d.Dial, Username: e.Username, Password: e.Password,
-			DialTimeout: c.DialTimeout, ReadTimeout: c.ReadTimeout, WriteTimeout: c.WriteTimeout,
-			PoolSize: c.PoolSize, MaintNotificationsConfig: off(),
-		})
-		// Each redirect is another try too.
-		return rdb, rdb.Options().MaxRedirects + 1
+		o := &redis.ClusterOptions{Addrs: e.ClusterNodes, Dialer: d.Dial, Username: e.Username, Password: e.Password}
+		c.Cluster(o)
+		return redis.NewClusterClient(o)
 	}
-	rdb := redis.NewClient(&redis.Options{
-		Addr: e.Masters[0], Dialer: d.Dial, Username: e.Username, Password: e.Password,
-		DialTimeout: c.DialTimeout, ReadTimeout: c.ReadTimeout, WriteTimeout: c.WriteTimeout,
-		PoolSize: c.PoolSize, MaintNotificationsConfig: off(),
-	})
-	return rdb, rdb.Options().MaxRetries + 1
+	o := &redis.Options{Addr: e.Masters[0], Dialer: d.Dial, Username: e.Username, Password: e.Password}
+	c.Client(o)
+	return redis.NewClient(o)
 }
 
 func (l *lock) Close() error { return l.rdb.Close() }
 
-// ResendsTimedOut: go-redis sends a command that timed out again, its
-// MaxRetries times by default (locks.Resender).
-func (l *lock) ResendsTimedOut() bool { return l.tries > 1 }
-
-// call bounds one redislock call that sends one command: go-redis's tries,
-// each bounded by the call timeout, and its backoffs between them (at most
-// 512 ms each by default). go-redis's own timeouts end a try; the context
-// only keeps a hung call from outliving the harness's patience.
-func (l *lock) call() time.Duration {
-	return time.Duration(l.tries) * (l.o.Timeout + 512*time.Millisecond)
+// Behaviour is go-redis's, and the longest call: an Obtain's tries (a
+// deadline of a TTL when it has none, redislock's own) each sending one
+// command, or one Release or Refresh.
+func (l *lock) Behaviour() locks.Behaviour {
+	b := goredis9.Behaviour(l.rdb)
+	one, ok := goredis9.SendsOf(l.rdb).Longest()
+	if !ok {
+		b.LongestCallMS = -1
+		return b
+	}
+	// The Obtain's deadline ends its tries, not a command already sent:
+	// go-redis's reads follow their own timeout unless it cuts them at the
+	// context's (context_timeout_enabled).
+	b.LongestCallMS = locks.Millis(l.o.TTL + one)
+	return b
 }
 
-// retry is redislock's RetryStrategy for one acquire: a random delay up
-// to RetryDelay after each refusal, while fewer than Retries retries were
-// made or Wait has not passed; 0 (stop) after that.
-type retry struct {
-	o      locks.Options
-	giveUp time.Time
-	n      int
-}
-
-func (r *retry) NextBackoff() time.Duration {
-	if r.n >= r.o.Retries && !time.Now().Before(r.giveUp) {
-		return 0
+// retry is the Obtain's RetryStrategy, as the knobs build it.
+func (l *lock) retry() redislock.RetryStrategy {
+	backoff := l.o.Settings.Duration(retryBackoff)
+	if backoff <= 0 {
+		return redislock.NoRetry()
 	}
-	r.n++
-	if r.o.RetryDelay <= 0 {
-		return 1 // 0 would mean stop
+	s := redislock.LinearBackoff(backoff)
+	if n := l.o.Settings.Int(retryLimit); n > 0 {
+		s = redislock.LimitRetry(s, n)
 	}
-	return 1 + mrand.N(r.o.RetryDelay)
+	return s
 }
 
 // token is a fresh token of redislock's own kind (16 random bytes).
@@ -148,11 +143,8 @@ func withToken(opt *redislock.Options) string {
 
 func (l *lock) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
 	start := time.Now()
-	opt := &redislock.Options{RetryStrategy: &retry{o: l.o, giveUp: start.Add(l.o.Wait)}}
+	opt := &redislock.Options{RetryStrategy: l.retry()}
 	tried := withToken(opt)
-	n := time.Duration(l.o.Retries)
-	ctx, cancel := context.WithTimeout(ctx, l.o.Wait+(n+1)*l.call()+n*l.o.RetryDelay)
-	defer cancel()
 	lk, err := l.c.Obtain(ctx, key, l.o.TTL, opt)
 	switch {
 	case errors.Is(err, redislock.ErrNotObtained):
@@ -177,8 +169,6 @@ func (l *lock) Release(ctx context.Context, lease *locks.Lease) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, l.call())
-	defer cancel()
 	return answer(lk.Release(ctx), redislock.ErrLockNotHeld)
 }
 
@@ -205,8 +195,6 @@ func (l *lock) Extend(ctx context.Context, lease *locks.Lease) error {
 		return err
 	}
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, l.call())
-	defer cancel()
 	if err := answer(lk.Refresh(ctx, l.o.TTL, nil), redislock.ErrNotObtained); err != nil {
 		return err
 	}

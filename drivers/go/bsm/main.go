@@ -2,7 +2,7 @@
 // version it is built with (deadbolt run --lock bsm@v0.X.Y): the library
 // unmodified, through the API every version from v0.9.0 has (New, Obtain,
 // Lock.Refresh, Lock.Release, Lock.Token) over go-redis v9 clients with
-// go-redis's own default retries. v0.8 and older import go-redis v8 (or
+// go-redis's and redislock's own defaults (knobs change them). v0.8 and older import go-redis v8 (or
 // github.com/go-redis/redis/v9 betas) and do not build here.
 package main
 
@@ -13,6 +13,6 @@ import (
 )
 
 func main() {
-	os.Exit(client.ServeLibrary(client.Library{Name: "bsm", Module: "github.com/bsm/redislock", New: newLock, TLS: true,
-		Summary: "bsm/redislock unmodified over one master group (go-redis v9, its default retries): Lua SET NX PX obtain, Refresh as extend, owner-checked release"}))
+	os.Exit(client.ServeLibrary(client.Library{Name: "bsm", Module: "github.com/bsm/redislock", New: newLock, TLS: true, Knobs: knobs(),
+		Summary: "bsm/redislock unmodified over one master group (go-redis v9 and redislock at their defaults): Lua SET NX PX obtain, Refresh as extend, owner-checked release"}))
 }

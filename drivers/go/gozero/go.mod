@@ -4,6 +4,8 @@ go 1.26.8
 
 require (
 	github.com/deadbolt-lab/deadbolt v0.0.0-00010101000000-000000000000
+	github.com/go-redis/redis/v8 v8.11.5
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/zeromicro/go-zero v1.3.1
 )
 
@@ -12,9 +14,7 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
 	github.com/go-json-experiment/json v1.27.2 // indirect
-	github.com/go-redis/redis/v8 v8.11.4 // indirect
 	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510 // indirect
-	github.com/redis/go-redis/v9 v9.23.0 // indirect
 	github.com/spaolacci/murmur3 v1.1.0 // indirect
 	github.com/valyala/fastjson v1.6.10 // indirect
 	go.opentelemetry.io/otel v1.44.0 // indirect

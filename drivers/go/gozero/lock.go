@@ -23,8 +23,9 @@ import (
 // key got, read with PTTL right after the grant (a read that changes
 // nothing), so that the judge holds the lock to the lease it really set.
 //
-// go-zero dials the address it is given with its own go-redis client and
-// no dialer of the caller's: it runs on one independent master, reached
+// go-zero dials the address it is given with its own go-redis client
+// (MaxRetries 3, go-redis's defaults otherwise: client.go) and no dialer
+// of the caller's: it runs on one independent master, reached
 // at its published address, without TLS, and authenticates with the
 // password alone (the nodes' default user is the lock user). Its
 // circuit breaker refuses calls after errors without sending them
@@ -161,6 +162,12 @@ func (l *lock) Reacquire(_ context.Context, lease *locks.Lease) error {
 }
 
 func (l *lock) Close() error { return nil }
+
+// Behaviour is go-zero's client's (goZeroClient).
+func (l *lock) Behaviour() locks.Behaviour {
+	b, _ := goZeroClient()
+	return b
+}
 
 // unsent: the call never reached Redis (a refused dial, or the circuit
 // breaker's refusal).

@@ -15,17 +15,19 @@ import (
 
 	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
+	"github.com/deadbolt-lab/deadbolt/locks/clients/goredis8"
 )
 
-// lock is one RedLock over every independent master, as an application
-// has one. redlock-go dials by itself: it gets one connection string per
-// master (the published address, the password, the call timeouts as
-// DialTimeout, ReadTimeout and WriteTimeout), so it runs without TLS and
+// lock is one RedLock over every independent master, as an application has
+// one. redlock-go dials by itself: it gets one connection string per master
+// (the published address, the password), so it runs without TLS and
 // authenticates with the password alone (the nodes' default user is the
-// lock user). Everything else is go-redis's default, its 3 retries of a
-// timed-out command included. Retries -> SetRetryCount(Retries+1),
-// RetryDelay -> SetRetryDelay (its random delay, in whole milliseconds);
-// Wait has no counterpart.
+// lock user). Everything else is the library's default unless a knob
+// changes it: go-redis v8's (its 3 retries of a failed command included;
+// the connection string sets its read, write and dial timeouts, and
+// nothing else of go-redis), and redlock-go's 10 tries a random delay of
+// up to 200 ms apart. Lock and UnLock get the context an application
+// passes, one without a deadline (redlock-go bounds each try by the TTL).
 //
 // Lock says only "failed" whatever each master answered, and keeps the
 // value it set to itself. So that a refusal is told from an outage, the
@@ -39,7 +41,6 @@ type lock struct {
 	clients []*redis.Client
 	stop    context.CancelFunc
 	o       locks.Options
-	tries   int // go-redis's tries of one command: its MaxRetries + 1
 
 	mu   sync.Mutex
 	sets map[string]*attempt // the SET NX answers of the acquire under way, by key
@@ -50,6 +51,28 @@ type attempt struct {
 	value              string
 	taken, refused     int
 	unsent, unanswered []error
+}
+
+// The knobs: what the connection string sets of go-redis, and redlock-go's
+// own setters.
+const (
+	retryCount = "retry_count"
+	retryDelay = "retry_delay"
+)
+
+func knobs() locks.Knobs {
+	var ks locks.Knobs
+	for _, k := range goredis8.Knobs() {
+		if k.Name == goredis8.ReadTimeout || k.Name == goredis8.WriteTimeout || k.Name == goredis8.DialTimeout {
+			k.Summary += " (in the connection string)"
+			ks = append(ks, k)
+		}
+	}
+	return append(ks,
+		locks.Knob{Name: retryCount, Kind: locks.KnobInt, Default: "10", From: locks.FromTries,
+			Summary: "redlock-go SetRetryCount: how many times one Lock tries for a quorum"},
+		locks.Knob{Name: retryDelay, Kind: locks.KnobDuration, Default: "200ms", From: locks.FromRetryDelay,
+			Summary: "redlock-go SetRetryDelay: the longest random wait between two tries (whole milliseconds)"})
 }
 
 func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
@@ -65,10 +88,12 @@ func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 	if e.TLSCA != "" {
 		return nil, fmt.Errorf("lock redlock-go cannot speak TLS: it builds its clients from tcp:// connection strings")
 	}
-	o = o.WithDefaults()
+	s := o.Settings
+	ks := knobs()
+	changed := func(name string) bool { k, _ := ks.Get(name); return s[name] != k.Default }
 	var addrs []string
 	for _, m := range e.Masters {
-		addrs = append(addrs, connString(e.Addresses[m], e.Password, o.Conn))
+		addrs = append(addrs, connString(e.Addresses[m], e.Password, s, changed))
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	rl, err := newRedLock(ctx, addrs)
@@ -76,29 +101,35 @@ func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 		stop()
 		return nil, fmt.Errorf("redlock-go: %w", err)
 	}
-	rl.SetRetryCount(o.Retries + 1)
-	rl.SetRetryDelay(max(int(o.RetryDelay/time.Millisecond), 1))
+	if changed(retryCount) {
+		rl.SetRetryCount(s.Int(retryCount))
+	}
+	if changed(retryDelay) {
+		rl.SetRetryDelay(max(int(s.Duration(retryDelay)/time.Millisecond), 1))
+	}
 	clients, err := clientsOf(rl)
 	if err != nil {
 		stop()
 		return nil, err
 	}
-	l := &lock{rl: rl, clients: clients, stop: stop, o: o, tries: 1, sets: map[string]*attempt{}}
+	l := &lock{rl: rl, clients: clients, stop: stop, o: o, sets: map[string]*attempt{}}
 	for _, c := range clients {
 		c.AddHook(hook{l})
-		l.tries = c.Options().MaxRetries + 1
 	}
 	return l, nil
 }
 
 // connString is the connection string of one master, in the form
-// redlock-go parses: its timeouts are nanoseconds.
-func connString(addr, password string, c endpoints.ClientOptions) string {
-	u := url.URL{Scheme: "tcp", Host: addr, Path: "/0", RawQuery: url.Values{
-		"DialTimeout":  {strconv.FormatInt(int64(c.DialTimeout), 10)},
-		"ReadTimeout":  {strconv.FormatInt(int64(c.ReadTimeout), 10)},
-		"WriteTimeout": {strconv.FormatInt(int64(c.WriteTimeout), 10)},
-	}.Encode()}
+// redlock-go parses (its timeouts are nanoseconds), with the timeouts the
+// user changed.
+func connString(addr, password string, s locks.Settings, changed func(string) bool) string {
+	q := url.Values{}
+	for name, param := range map[string]string{goredis8.DialTimeout: "DialTimeout", goredis8.ReadTimeout: "ReadTimeout", goredis8.WriteTimeout: "WriteTimeout"} {
+		if changed(name) {
+			q.Set(param, strconv.FormatInt(int64(s.Duration(name)), 10))
+		}
+	}
+	u := url.URL{Scheme: "tcp", Host: addr, Path: "/0", RawQuery: q.Encode()}
 	if password != "" {
 		u.User = url.UserPassword("", password)
 	}
@@ -132,9 +163,22 @@ func clientsOf(rl *redLock) ([]*redis.Client, error) {
 	return out, nil
 }
 
-// ResendsTimedOut: go-redis sends a command that timed out again, its
-// MaxRetries times by default (locks.Resender).
-func (l *lock) ResendsTimedOut() bool { return l.tries > 1 }
+// Behaviour is the clients' (go-redis v8, as redlock-go built them), and
+// the longest call: every try waiting its longest delay, its SET NX round
+// and its unlock round each cut at the TTL (redlock-go's own bound on a
+// try), or one UnLock, whose context has no deadline.
+func (l *lock) Behaviour() locks.Behaviour {
+	b := goredis8.Behaviour(l.clients[0])
+	one, ok := goredis8.SendsOf(l.clients[0]).Longest()
+	if !ok {
+		b.LongestCallMS = -1
+		return b
+	}
+	tries := time.Duration(l.o.Settings.Int(retryCount))
+	acquire := tries * (2*min(one, l.o.TTL) + l.o.Settings.Duration(retryDelay))
+	b.LongestCallMS = locks.Millis(max(acquire, one))
+	return b
+}
 
 func (l *lock) Close() error {
 	l.stop()
@@ -192,12 +236,6 @@ func serverSaidNo(err error) bool {
 	return errors.As(err, &re) && err != redis.Nil
 }
 
-// call bounds one command: go-redis's tries, each bounded by the call
-// timeout, and its backoffs between them (at most 512 ms each).
-func (l *lock) call() time.Duration {
-	return time.Duration(l.tries) * (l.o.Timeout + 512*time.Millisecond)
-}
-
 func (l *lock) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
 	a := &attempt{}
 	l.mu.Lock()
@@ -212,11 +250,6 @@ func (l *lock) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
 		delete(l.sets, key)
 		l.mu.Unlock()
 	}()
-	// Each try is a round of SETs and, short of a quorum, a round of
-	// unlocks, each bounded by the TTL by the library itself.
-	n := time.Duration(l.o.Retries)
-	ctx, cancel := context.WithTimeout(ctx, (n+1)*(2*l.call()+l.o.RetryDelay))
-	defer cancel()
 	validity, err := lockKey(ctx, l.rl, key, l.o.TTL)
 	got := time.Now()
 	l.mu.Lock()
@@ -242,8 +275,6 @@ func (l *lock) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
 
 // Release is UnLock of the lease's key, which forgets it whatever comes.
 func (l *lock) Release(ctx context.Context, lease *locks.Lease) error {
-	ctx, cancel := context.WithTimeout(ctx, l.call())
-	defer cancel()
 	if err := l.rl.UnLock(ctx, lease.Key); err != nil {
 		return fmt.Errorf("redlock-go: %w", err)
 	}

@@ -17,6 +17,6 @@ import (
 )
 
 func main() {
-	os.Exit(client.ServeLibrary(client.Library{Name: "redlock-go", Module: module, New: newLock,
+	os.Exit(client.ServeLibrary(client.Library{Name: "redlock-go", Module: module, New: newLock, Knobs: knobs(),
 		Summary: "amyangfei/redlock-go unmodified: Redlock (SET NX PX on each of an odd number of independent masters, given back on all when short of a quorum) over go-redis v8 clients of its own; UnLock by the value it remembers"}))
 }

@@ -14,16 +14,22 @@ import (
 	"github.com/go-redsync/redsync"
 	"github.com/gomodule/redigo/redis"
 
+	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
 )
 
 // lock keeps the *redsync.Mutex of each lease, as an application keeps the
-// mutex it locked. redsync v1 swallows every Redis error into a false (a
-// failed Lock, a false Unlock or Extend), so the adapter reads each reply
-// on the connections it lends the library (observer), changing none, and
-// reports a call in which a command failed as unknown rather than as the
-// no the library made of it.
+// mutex it locked. It runs redsync v1 as its users do: over one redigo
+// pool per independent master, the pool redigo's documentation builds
+// (MaxIdle 3, IdleTimeout 240 s, redis.Dial with no timeouts), and
+// NewMutex with the lease TTL as its expiry and redsync's own defaults
+// (32 tries 500 ms apart, drift factor 0.01), unless a knob changes one.
+// redsync v1 swallows every Redis error into a false (a failed Lock, a
+// false Unlock or Extend), so the adapter reads each reply on the
+// connections it lends the library (observer), changing none, and reports
+// a call in which a command failed as unknown rather than as the no the
+// library made of it.
 type lock struct {
 	rs    *redsync.Redsync
 	pools []*redis.Pool
@@ -33,6 +39,36 @@ type lock struct {
 	held locks.Held[*redsync.Mutex]
 }
 
+// The knobs: redigo's dial options and pool, redsync's mutex options.
+const (
+	connectTimeout = "connect_timeout"
+	readTimeout    = "read_timeout"
+	writeTimeout   = "write_timeout"
+	maxIdle        = "max_idle"
+	tries          = "tries"
+	retryDelay     = "retry_delay"
+	driftFactor    = "drift_factor"
+)
+
+func knobs() locks.Knobs {
+	return locks.Knobs{
+		{Name: connectTimeout, Kind: locks.KnobDuration, Default: "0s", From: locks.FromTimeout,
+			Summary: "redigo DialConnectTimeout (0s: none, redigo's default)"},
+		{Name: readTimeout, Kind: locks.KnobDuration, Default: "0s", From: locks.FromTimeout,
+			Summary: "redigo DialReadTimeout: how long a command waits for its reply (0s: for ever, redigo's default)"},
+		{Name: writeTimeout, Kind: locks.KnobDuration, Default: "0s", From: locks.FromTimeout,
+			Summary: "redigo DialWriteTimeout (0s: none, redigo's default)"},
+		{Name: maxIdle, Kind: locks.KnobInt, Default: "3",
+			Summary: "redigo Pool.MaxIdle: idle connections kept (3 in redigo's documented pool)"},
+		{Name: tries, Kind: locks.KnobInt, Default: "32", From: locks.FromTries,
+			Summary: "redsync SetTries: how many times one Lock tries for a quorum"},
+		{Name: retryDelay, Kind: locks.KnobDuration, Default: "500ms", From: locks.FromRetryDelay,
+			Summary: "redsync SetRetryDelay: the wait between two tries"},
+		{Name: driftFactor, Kind: locks.KnobFloat, Default: "0.01",
+			Summary: "redsync SetDriftFactor: the share of the expiry taken off a grant's validity for clock drift"},
+	}
+}
+
 func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 	if e.Topology != endpoints.Independent {
 		return nil, fmt.Errorf("lock redsync (v1) runs on independent masters: redigo has no Sentinel or cluster client")
@@ -40,20 +76,30 @@ func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 	if err := e.Check(); err != nil {
 		return nil, err
 	}
-	o = o.WithDefaults()
+	s := o.Settings
 	d := e.Dialer()
 	seen := &observer{errs: map[string]int{}}
 	var pools []*redis.Pool
 	var rp []redsync.Pool
 	for _, addr := range e.Masters {
-		p := &redis.Pool{MaxIdle: o.Conn.PoolSize, Dial: func() (redis.Conn, error) {
-			c, err := redis.Dial("tcp", addr,
-				redis.DialNetDial(func(network, a string) (net.Conn, error) {
-					ctx, cancel := context.WithTimeout(context.Background(), o.Conn.DialTimeout)
-					defer cancel()
-					return d.Dial(ctx, network, a)
-				}),
-				redis.DialReadTimeout(o.Conn.ReadTimeout), redis.DialWriteTimeout(o.Conn.WriteTimeout))
+		dialOpts := []redis.DialOption{
+			redis.DialNetDial(func(network, a string) (net.Conn, error) {
+				ctx, cancel := context.WithCancel(context.Background())
+				if t := s.Duration(connectTimeout); t > 0 {
+					ctx, cancel = context.WithTimeout(context.Background(), t)
+				}
+				defer cancel()
+				return d.Dial(ctx, network, a)
+			}),
+		}
+		if t := s.Duration(readTimeout); t > 0 {
+			dialOpts = append(dialOpts, redis.DialReadTimeout(t))
+		}
+		if t := s.Duration(writeTimeout); t > 0 {
+			dialOpts = append(dialOpts, redis.DialWriteTimeout(t))
+		}
+		p := &redis.Pool{MaxIdle: s.Int(maxIdle), IdleTimeout: 240 * time.Second, Dial: func() (redis.Conn, error) {
+			c, err := redis.Dial("tcp", addr, dialOpts...)
 			if err != nil {
 				return nil, err
 			}
@@ -73,6 +119,24 @@ func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 	return &lock{rs: redsync.New(rp), pools: pools, o: o, seen: seen}, nil
 }
 
+// Behaviour is redigo's (it sends every command once, and waits for a
+// reply as long as the read timeout lets it, for ever by default), and
+// the longest call: every try of a Lock waiting its delay, each of its
+// commands stalled as long as one may be, or one Unlock or Extend.
+func (l *lock) Behaviour() locks.Behaviour {
+	s := l.o.Settings
+	read, write := s.Duration(readTimeout), s.Duration(writeTimeout)
+	b := locks.Behaviour{Client: "redigo " + client.ModuleVersion("github.com/gomodule/redigo"), CallTimeoutMS: locks.Millis(read), LongestCallMS: -1}
+	if read > 0 && write > 0 {
+		one := read + write
+		// A try sends SET NX to each master in turn, and gives it back on
+		// each when short of a quorum.
+		n := time.Duration(len(l.pools))
+		b.LongestCallMS = locks.Millis(time.Duration(s.Int(tries))*(s.Duration(retryDelay)+2*n*one) + n*one)
+	}
+	return b
+}
+
 func (l *lock) Close() error {
 	var errs []error
 	for _, p := range l.pools {
@@ -83,11 +147,12 @@ func (l *lock) Close() error {
 
 func (l *lock) Acquire(_ context.Context, key string) (*locks.Lease, error) {
 	var value string
+	s := l.o.Settings
 	m := l.rs.NewMutex(key,
 		redsync.SetExpiry(l.o.TTL),
-		redsync.SetTries(l.o.Retries+1),
-		redsync.SetRetryDelay(l.o.RetryDelay),
-		redsync.SetDriftFactor(l.o.DriftFactor),
+		redsync.SetTries(s.Int(tries)),
+		redsync.SetRetryDelay(s.Duration(retryDelay)),
+		redsync.SetDriftFactor(s.Float(driftFactor)),
 		redsync.SetGenValueFunc(func() (string, error) {
 			b := make([]byte, 16)
 			if _, err := rand.Read(b); err != nil {
@@ -100,7 +165,7 @@ func (l *lock) Acquire(_ context.Context, key string) (*locks.Lease, error) {
 	err := m.Lock()
 	failed := l.seen.take(value)
 	if err == nil {
-		lease := &locks.Lease{Key: key, Token: value, TTL: l.o.TTL, Deadline: l.o.Deadline(start)}
+		lease := &locks.Lease{Key: key, Token: value, TTL: l.o.TTL, Deadline: l.deadline(start)}
 		l.held.Put(lease, m)
 		return lease, nil
 	}
@@ -132,8 +197,13 @@ func (l *lock) Extend(_ context.Context, lease *locks.Lease) error {
 	if err := l.answer("extend", ok, l.seen.take(lease.Token)); err != nil {
 		return err
 	}
-	lease.Deadline = l.o.Deadline(start)
+	lease.Deadline = l.deadline(start)
 	return nil
+}
+
+// deadline is redsync's validity of a grant whose try began at start.
+func (l *lock) deadline(start time.Time) time.Time {
+	return start.Add(l.o.TTL - time.Duration(float64(l.o.TTL)*l.o.Settings.Float(driftFactor)))
 }
 
 // answer maps the library's bool as it gave it: true is yes; false is no

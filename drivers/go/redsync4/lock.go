@@ -4,38 +4,58 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"errors"
 	"fmt"
-	"net"
-	"sync"
 	"time"
 
-	goredis "github.com/go-redis/redis/v8"
 	"github.com/go-redsync/redsync/v4"
-	rsredis "github.com/go-redsync/redsync/v4/redis"
-	rsgoredis "github.com/go-redsync/redsync/v4/redis/goredis/v8"
+	"golang.org/x/mod/semver"
 
+	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
 	"github.com/deadbolt-lab/deadbolt/locks/adapters/redsyncanswer"
 )
 
 // lock keeps the *redsync.Mutex of each lease, as an application keeps the
-// mutex it locked: Unlock and Extend are that mutex's. Options map onto
-// the mutex's: TTL -> WithExpiry, Retries -> WithTries(Retries+1) with a
-// random delay up to RetryDelay, DriftFactor -> WithDriftFactor. The value
-// is redsync's own kind (16 random bytes, base64), made through
-// WithGenValueFunc so that the lease carries it. The deadline is computed
-// as redsync's validity is (not every v4 version exports Until). Its
-// answers are read by redsyncanswer, as the in-tree adapter's are.
+// mutex it locked: Unlock and Extend are that mutex's. It runs redsync as
+// its README does: redsync.New over one pool per master group, on the
+// go-redis client the README of the version builds (v8 until v4.8.0, v9
+// from v4.8.1: client_goredis*.go), built from the endpoints' address,
+// dialer and credentials and nothing else; NewMutex with the lease TTL as
+// its expiry and redsync's own defaults (32 tries, its retry delay, drift
+// factor 0.01, timeout factor 0.05 from v4.5.0) unless a knob changes one;
+// Lock, Unlock and Extend with the context an application passes, one
+// without a deadline. The value is redsync's own kind (16 random bytes,
+// base64), made through WithGenValueFunc so that the lease carries it and
+// a failed acquire says which it tried. The deadline is computed as
+// redsync's validity is (not every v4 version exports Until). Its answers
+// are read by redsyncanswer, as the in-tree adapter's are.
 type lock struct {
-	rs      *redsync.Redsync
-	clients []*goredis.Client
-	o       locks.Options
+	rs *redsync.Redsync
+	c  *clients
+	o  locks.Options
 
-	held  locks.Held[*redsync.Mutex]
-	mu    sync.Mutex
-	tries map[string]string // the value of the acquire under way, by key
+	held locks.Held[*redsync.Mutex]
+}
+
+// The knobs of redsync itself, beside its client's.
+const (
+	tries       = "tries"
+	retryDelay  = "retry_delay"
+	driftFactor = "drift_factor"
+)
+
+// knobs are the client's, redsync's, and the timeout factor where the
+// version has it.
+func knobs() locks.Knobs {
+	return append(append(clientKnobs(),
+		locks.Knob{Name: tries, Kind: locks.KnobInt, Default: "32", From: locks.FromTries,
+			Summary: "redsync WithTries: how many times one Lock tries for a quorum"},
+		locks.Knob{Name: retryDelay, Kind: locks.KnobDuration, Default: "0s", From: locks.FromRetryDelay,
+			Summary: "redsync WithRetryDelay: a fixed wait between two tries (0s: redsync's own, 500 ms up to v4.2.x, a random 50-250 ms from v4.3.0)"},
+		locks.Knob{Name: driftFactor, Kind: locks.KnobFloat, Default: "0.01",
+			Summary: "redsync WithDriftFactor: the share of the expiry taken off a grant's validity for clock drift"}),
+		timeoutFactorKnobs()...)
 }
 
 func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
@@ -48,30 +68,17 @@ func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 	if err := e.Check(); err != nil {
 		return nil, err
 	}
-	o = o.WithDefaults()
-	clients := clientsV8(e, o)
-	pools := make([]rsredis.Pool, len(clients))
-	for i, c := range clients {
-		pools[i] = rsgoredis.NewPool(c)
-	}
-	return &lock{rs: redsync.New(pools...), clients: clients, o: o, tries: map[string]string{}}, nil
+	c := newClients(e, o.Settings)
+	return &lock{rs: redsync.New(c.pools...), c: c, o: o}, nil
 }
 
-func (l *lock) Close() error {
-	var errs []error
-	for _, c := range l.clients {
-		errs = append(errs, c.Close())
-	}
-	return errors.Join(errs...)
-}
+func (l *lock) Close() error { return l.c.close() }
 
-func (l *lock) mutex(key string, value *string) *redsync.Mutex {
-	delay := l.o.RetryDelay
-	return l.rs.NewMutex(key,
+// options are the mutex's: the expiry, and what the knobs changed.
+func (l *lock) options(value *string) []redsync.Option {
+	s := l.o.Settings
+	opts := []redsync.Option{
 		redsync.WithExpiry(l.o.TTL),
-		redsync.WithTries(l.o.Retries+1),
-		redsync.WithRetryDelayFunc(func(int) time.Duration { return randN(delay) }),
-		redsync.WithDriftFactor(l.o.DriftFactor),
 		redsync.WithGenValueFunc(func() (string, error) {
 			b := make([]byte, 16)
 			if _, err := rand.Read(b); err != nil {
@@ -79,23 +86,66 @@ func (l *lock) mutex(key string, value *string) *redsync.Mutex {
 			}
 			*value = base64.StdEncoding.EncodeToString(b)
 			return *value, nil
-		}))
+		}),
+	}
+	ks := knobs()
+	changed := func(name string) bool { k, _ := ks.Get(name); return s[name] != k.Default }
+	if changed(tries) {
+		opts = append(opts, redsync.WithTries(s.Int(tries)))
+	}
+	if changed(retryDelay) {
+		opts = append(opts, redsync.WithRetryDelay(s.Duration(retryDelay)))
+	}
+	if changed(driftFactor) {
+		opts = append(opts, redsync.WithDriftFactor(s.Float(driftFactor)))
+	}
+	return append(opts, timeoutFactorOptions(s, changed)...)
+}
+
+// Behaviour is the client's, and the longest call: every try of a Lock
+// waiting its longest delay, its acquire round and its give-back each
+// stalled as long as one command may be (cut at the try's own timeout
+// where the context bounds a command), or one Unlock or Extend, whose
+// context has no deadline.
+func (l *lock) Behaviour() locks.Behaviour {
+	b := l.c.behaviour()
+	one, ok := l.c.longest()
+	if !ok {
+		b.LongestCallMS = -1
+		return b
+	}
+	perTry := one
+	if cut, ok := tryTimeout(l.o.TTL, l.o.Settings); ok && l.c.contextCuts {
+		perTry = min(one, cut)
+	}
+	delay := 250 * time.Millisecond
+	if d := l.o.Settings.Duration(retryDelay); d > 0 {
+		delay = d
+	} else if semver.Compare(client.ModuleVersion(module), "v4.3.0") < 0 {
+		delay = 500 * time.Millisecond
+	}
+	acquire := time.Duration(l.o.Settings.Int(tries)) * (delay + 2*perTry)
+	b.LongestCallMS = locks.Millis(max(acquire, one))
+	return b
 }
 
 func (l *lock) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
 	var value string
-	m := l.mutex(key, &value)
+	m := l.rs.NewMutex(key, l.options(&value)...)
 	start := time.Now()
-	cctx, cancel := context.WithTimeout(ctx, time.Duration(l.o.Retries+1)*(l.o.Timeout+l.o.RetryDelay))
-	defer cancel()
-	err := m.LockContext(cctx)
+	err := m.LockContext(ctx)
 	if err == nil {
-		lease := &locks.Lease{Key: key, Token: value, TTL: l.o.TTL, Deadline: l.o.Deadline(start)}
+		lease := &locks.Lease{Key: key, Token: value, TTL: l.o.TTL, Deadline: deadline(start, l.o.TTL, l.o.Settings.Float(driftFactor))}
 		l.held.Put(lease, m)
 		return lease, nil
 	}
-	inTime := redsyncanswer.InTime(time.Since(start), l.o.TTL, l.o.DriftFactor)
-	return nil, redsyncanswer.Acquire(err, cctx.Err(), len(l.clients), inTime)
+	inTime := redsyncanswer.InTime(time.Since(start), l.o.TTL, l.o.Settings.Float(driftFactor))
+	return nil, locks.WithToken(redsyncanswer.Acquire(err, ctx.Err(), len(l.c.pools), inTime), value)
+}
+
+// deadline is redsync's validity of a grant whose try began at start.
+func deadline(start time.Time, ttl time.Duration, drift float64) time.Time {
+	return start.Add(ttl - time.Duration(float64(ttl)*drift))
 }
 
 func (l *lock) Release(ctx context.Context, lease *locks.Lease) error {
@@ -103,10 +153,8 @@ func (l *lock) Release(ctx context.Context, lease *locks.Lease) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, l.o.Timeout)
-	defer cancel()
 	ok, err := m.UnlockContext(ctx)
-	return redsyncanswer.Held("unlock", ok, err, len(l.clients))
+	return redsyncanswer.Held("unlock", ok, err, len(l.c.pools))
 }
 
 // Extend is the mutex's ExtendContext; the deadline moves as an acquire's.
@@ -116,53 +164,10 @@ func (l *lock) Extend(ctx context.Context, lease *locks.Lease) error {
 		return err
 	}
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, l.o.Timeout)
-	defer cancel()
 	ok, err := m.ExtendContext(ctx)
-	if err := redsyncanswer.Held("extend", ok, err, len(l.clients)); err != nil {
+	if err := redsyncanswer.Held("extend", ok, err, len(l.c.pools)); err != nil {
 		return err
 	}
-	lease.Deadline = l.o.Deadline(start)
+	lease.Deadline = deadline(start, l.o.TTL, l.o.Settings.Float(driftFactor))
 	return nil
-}
-
-func randN(d time.Duration) time.Duration {
-	if d <= 0 {
-		return 0
-	}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	n := uint64(0)
-	for _, x := range b {
-		n = n<<8 | uint64(x)
-	}
-	return time.Duration(n % uint64(d))
-}
-
-// clientsV8 is one go-redis v8 client per master group, as a user of
-// redsync's v8 pool builds them: a failover client on Sentinel, one client
-// per independent master. Every dial goes through the endpoints' Dialer
-// (published ports, TLS); no retries, so that an outcome is never guessed.
-func clientsV8(e endpoints.Endpoints, o locks.Options) []*goredis.Client {
-	d := e.Dialer()
-	dial := func(ctx context.Context, network, addr string) (net.Conn, error) { return d.Dial(ctx, network, addr) }
-	c := o.Conn
-	if e.Topology == endpoints.Sentinel {
-		return []*goredis.Client{goredis.NewFailoverClient(&goredis.FailoverOptions{
-			MasterName: e.MasterName, SentinelAddrs: e.Sentinels, Dialer: dial,
-			Username: e.Username, Password: e.Password,
-			SentinelUsername: e.SentinelUsername, SentinelPassword: e.SentinelPassword,
-			DialTimeout: c.DialTimeout, ReadTimeout: c.ReadTimeout, WriteTimeout: c.WriteTimeout,
-			PoolSize: c.PoolSize, MaxRetries: -1,
-		})}
-	}
-	var out []*goredis.Client
-	for _, m := range e.Masters {
-		out = append(out, goredis.NewClient(&goredis.Options{
-			Addr: m, Dialer: dial, Username: e.Username, Password: e.Password,
-			DialTimeout: c.DialTimeout, ReadTimeout: c.ReadTimeout, WriteTimeout: c.WriteTimeout,
-			PoolSize: c.PoolSize, MaxRetries: -1,
-		}))
-	}
-	return out
 }

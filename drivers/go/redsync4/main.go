@@ -2,7 +2,7 @@
 // at whatever version it is built with (deadbolt run --lock
 // redsync@v4.X.Y): the library unmodified, through the API every v4
 // version has (New, NewMutex, LockContext, UnlockContext, ExtendContext),
-// over its go-redis v8 pool.
+// over the go-redis pool its README builds (client_goredis*.go).
 package main
 
 import (
@@ -12,6 +12,8 @@ import (
 )
 
 func main() {
-	os.Exit(client.ServeLibrary(client.Library{Name: "redsync", Module: "github.com/go-redsync/redsync/v4", New: newLock, TLS: true,
-		Summary: "go-redsync/redsync/v4 unmodified over go-redis v8: one pool per master group (single instance on sentinel, Redlock on N masters), Extend"}))
+	os.Exit(client.ServeLibrary(client.Library{Name: "redsync", Module: module, New: newLock, TLS: true, Knobs: knobs(),
+		Summary: "go-redsync/redsync/v4 unmodified over the go-redis its README builds (v8 to v4.8.0, v9 from v4.8.1), both at their defaults: one pool per master group (single instance on sentinel, Redlock on N masters), Extend"}))
 }
+
+const module = "github.com/go-redsync/redsync/v4"

@@ -13,6 +13,6 @@ import (
 )
 
 func main() {
-	os.Exit(client.ServeLibrary(client.Library{Name: "rueidislock", Module: "github.com/redis/rueidis", New: rueidisadapter.New, TLS: true,
+	os.Exit(client.ServeLibrary(client.Library{Name: "rueidislock", Module: "github.com/redis/rueidis", New: rueidisadapter.New, TLS: true, Knobs: rueidisadapter.Knobs(),
 		Summary: rueidisadapter.Summary}))
 }

@@ -19,9 +19,11 @@ import (
 
 	"github.com/redis/rueidis"
 	"github.com/redis/rueidis/rueidislock"
+	"golang.org/x/mod/semver"
 
 	"github.com/deadbolt-lab/deadbolt/endpoints"
 	"github.com/deadbolt-lab/deadbolt/locks"
+	"github.com/deadbolt-lab/deadbolt/locks/clients/rueidisclient"
 )
 
 // Summary says what the lock is.
@@ -40,14 +42,16 @@ const Summary = "redis/rueidis rueidislock unmodified over one master group, rue
 //   - Acquire is TryWithContext: SET NX PXAT in a script that also GETs the
 //     key, so that client-side caching (CLIENT TRACKING) tells the holder
 //     when the key changes. KeyValidity is the TTL; TryNextAfter, its bound
-//     on each SET, is Timeout. The deadline is PXAT: the client's wall
+//     on each SET, is rueidislock's 20 ms unless try_next_after (or the
+//     scenario's timeout_ms) says otherwise. The deadline is PXAT: the client's wall
 //     clock, not the server's. Retries and Wait poll TryWithContext;
 //     WithContext's wait on invalidations is not used, because its context
 //     also bounds the lock it returns.
 //   - The lock lives as long as the context it was taken under, and its key
 //     validity is cut to that context's deadline: the adapter takes it under
 //     a context that never ends, and ends it in Release.
-//   - While held, rueidislock extends the key every KeyValidity/2, and at
+//   - While held, rueidislock extends the key every KeyValidity/2 (or
+//     extend_interval), and at
 //     once when an invalidation arrives (including every connection loss,
 //     such as a Sentinel switch). An extension that finds the key gone or
 //     another's, or fails, ends the lock's context: the lease's Lost (after
@@ -66,10 +70,16 @@ const Summary = "redis/rueidis rueidislock unmodified over one master group, rue
 //     (owner-checked) and returns nothing: the outcome is that delete's
 //     reply as seen on the wire, ErrNotHeld when an extension had already
 //     found the key gone (no delete is sent), unknown otherwise.
-//   - rueidis retries "retryable" commands (rueidislock's scripts are) on
-//     connection errors: a retried SET NX whose first attempt landed would
-//     read as refused and leave the key held by nobody until it expires.
-//     DisableRetry is set, as go-redis runs with MaxRetries -1.
+//   - rueidis sends a "retryable" command (rueidislock's scripts are) again
+//     after a connection error, for as long as the call's context lasts,
+//     unless disable_retry (from v1.0.70; before, rueidis retried only
+//     read-only commands): a retried SET NX whose first attempt landed
+//     reads as refused, and the harness, told which value the acquire
+//     tried, reads the key back to see it.
+//   - The locker is the one its README builds for a single instance
+//     (KeyMajority 1, NoLoopTracking on Redis >= 7.0.5) over a client with
+//     rueidis's defaults; the knobs change the client's (rueidisclient)
+//     and try_next_after, extend_interval, no_loop_tracking.
 //   - rueidis dials when a client is built, so the locker is built at the
 //     first acquire (a factory does no I/O); a failure then is no effect.
 //     SentinelOnDial (the reconnect mode) is refused: rueidis only follows
@@ -100,6 +110,25 @@ type rueidisHold struct {
 	deleted   *error
 }
 
+// The knobs of rueidislock's LockerOption, beside the client's.
+const (
+	tryNextAfter   = "try_next_after"
+	extendInterval = "extend_interval"
+	noLoopTracking = "no_loop_tracking"
+)
+
+// Knobs are rueidis's client's and the locker's, with the defaults of the
+// setup rueidislock's README builds for one instance.
+func Knobs() locks.Knobs {
+	return append(rueidisclient.Knobs(),
+		locks.Knob{Name: tryNextAfter, Kind: locks.KnobDuration, Default: "20ms", From: locks.FromTimeout,
+			Summary: "rueidislock TryNextAfter: how long an acquire waits for one key's SET before it gives up on that key"},
+		locks.Knob{Name: extendInterval, Kind: locks.KnobDuration, Default: "0s",
+			Summary: "rueidislock ExtendInterval: how often a held lock is extended (0s: rueidislock's default, half the validity)"},
+		locks.Knob{Name: noLoopTracking, Kind: locks.KnobBool, Default: "true",
+			Summary: "rueidislock NoLoopTracking: CLIENT TRACKING with NOLOOP (its README sets it for Redis >= 7.0.5)"})
+}
+
 // New checks the endpoints and prepares the locker; nothing dials.
 func New(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 	if n := e.Groups(); n != 1 {
@@ -120,12 +149,15 @@ func New(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 	d := e.Dialer()
 	// DialFn, not the later DialCtxFn: rueidis has had it since v1.0.18.
 	dial := func(addr string, nd *net.Dialer, _ *tls.Config) (net.Conn, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), nd.Timeout)
+		ctx, cancel := context.WithCancel(context.Background())
+		if nd.Timeout > 0 { // as net.Dialer's: 0 is no timeout (a Sentinel's dialer, unless set)
+			ctx, cancel = context.WithTimeout(context.Background(), nd.Timeout)
+		}
 		defer cancel()
 		return d.Dial(ctx, "tcp", addr)
 	}
-	co := rueidis.ClientOption{DialFn: dial, DisableRetry: true, Username: e.Username, Password: e.Password,
-		Dialer: net.Dialer{Timeout: o.Conn.DialTimeout}}
+	co := rueidis.ClientOption{DialFn: dial, Username: e.Username, Password: e.Password}
+	rueidisclient.Apply(&co, o.Settings)
 	if e.Topology == endpoints.Sentinel {
 		co.InitAddress = e.Sentinels
 		co.Sentinel = rueidis.SentinelOption{MasterSet: e.MasterName, Dialer: co.Dialer,
@@ -134,7 +166,9 @@ func New(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 		co.InitAddress, co.ForceSingleClient = e.Masters, true
 	}
 	r := &Rueidis{o: o, held: map[string]*rueidisHold{}, tries: map[string]rueidisTry{}}
-	r.opt = rueidislock.LockerOption{ClientOption: co, KeyMajority: 1, KeyValidity: o.TTL, TryNextAfter: o.Timeout, NoLoopTracking: true,
+	r.opt = rueidislock.LockerOption{ClientOption: co, KeyMajority: 1, KeyValidity: o.TTL,
+		TryNextAfter: o.Settings.Duration(tryNextAfter), ExtendInterval: o.Settings.Duration(extendInterval),
+		NoLoopTracking: o.Settings.Bool(noLoopTracking),
 		ClientBuilder: func(co rueidis.ClientOption) (rueidis.Client, error) {
 			c, err := rueidis.NewClient(co)
 			return wire{Client: c, r: r}, err
@@ -215,7 +249,7 @@ func (r *Rueidis) Release(ctx context.Context, l *locks.Lease) error {
 	go func() { h.cancel(); close(done) }() // waits for rueidislock's delete
 	select {
 	case <-done:
-	case <-time.After(r.o.Timeout):
+	case <-time.After(r.deleteWait()):
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -232,7 +266,39 @@ func (r *Rueidis) Release(ctx context.Context, l *locks.Lease) error {
 	case h.ended != nil:
 		return fmt.Errorf("rueidis: gave the lock up after an extension failed (%w); its delete's outcome is unknown", h.ended)
 	}
-	return fmt.Errorf("rueidis: no delete answered within %s", r.o.Timeout)
+	return fmt.Errorf("rueidis: no delete answered within %s", r.deleteWait())
+}
+
+// scriptsRetryable reports whether rueidis at version sends rueidislock's
+// scripts again after a connection error: up to v1.0.68 rueidis retries
+// read-only commands only, from v1.0.69 the commands marked retryable,
+// and from v1.0.70 rueidislock marks its scripts so (NewLuaScriptRetryable;
+// client.go and rueidislock/lock.go at those versions). A version the
+// build does not name is taken at the newest's word.
+func scriptsRetryable(version string) bool {
+	return !semver.IsValid(version) || semver.Compare(version, "v1.0.70") >= 0
+}
+
+// deleteWait is how long a release waits to see rueidislock's delete: as
+// long as rueidis waits for a connection's answer, and a backoff more.
+func (r *Rueidis) deleteWait() time.Duration {
+	return rueidisclient.ConnWrite(r.opt.ClientOption) + time.Second
+}
+
+// Behaviour is the client's, with the renewals rueidislock makes and the
+// longest call: an acquire's tries, each bounded by TryNextAfter, or a
+// release waiting for the delete.
+func (r *Rueidis) Behaviour() locks.Behaviour {
+	b := rueidisclient.Behaviour(r.opt.ClientOption, scriptsRetryable(rueidisclient.Version()))
+	every := r.opt.ExtendInterval
+	if every <= 0 {
+		every = r.opt.KeyValidity / 2
+	}
+	b.RenewEveryMS = locks.Millis(every)
+	tries := time.Duration(r.o.Retries + 1)
+	acquire := tries*(r.opt.TryNextAfter+r.o.RetryDelay) + r.o.Wait
+	b.LongestCallMS = locks.Millis(max(acquire, r.deleteWait()))
+	return b
 }
 
 // Close closes the locker and its client.

@@ -43,7 +43,7 @@ var knobs = sync.OnceValue(func() locks.Knobs {
 	}
 	return locks.Knobs{
 		{Name: MaxRetries, Kind: locks.KnobInt, Default: strconv.Itoa(o.MaxRetries),
-			Summary: "go-redis MaxRetries: how many more times a command that failed on the connection, or timed out, is sent (-1: never)"},
+			Summary: "go-redis MaxRetries: how many more times a command that failed on the connection, or timed out, is sent (0: go-redis's default; -1: never)"},
 		{Name: ReadTimeout, Kind: locks.KnobDuration, Default: o.ReadTimeout.String(), From: locks.FromTimeout,
 			Summary: "go-redis ReadTimeout: how long a command waits for its reply (-1: for ever)"},
 		{Name: WriteTimeout, Kind: locks.KnobDuration, Default: o.WriteTimeout.String(), From: locks.FromTimeout,

@@ -60,15 +60,16 @@ func Apply(o *rueidis.ClientOption, s locks.Settings) {
 	}
 }
 
-// Behaviour is what a client with o does with a command: a reply is
-// awaited as long as the connection answers within ConnWriteTimeout (it
-// has no timeout of its own per command; the call's context bounds it),
-// and a retryable command that failed on the connection is sent again,
-// after a backoff of up to a second, for as long as the call's context
-// lasts, unless DisableRetry.
-func Behaviour(o rueidis.ClientOption) locks.Behaviour {
+// Behaviour is what a client with o does with the lock's commands: a
+// reply is awaited as long as the connection answers within
+// ConnWriteTimeout (it has no timeout of its own per command; the call's
+// context bounds it), and, unless DisableRetry, a command rueidis counts
+// retryable (retryable: the lock's are, at this version) that failed on
+// the connection is sent again, after a backoff of up to a second, for as
+// long as the call's context lasts.
+func Behaviour(o rueidis.ClientOption, retryable bool) locks.Behaviour {
 	b := locks.Behaviour{Client: "rueidis " + Version(), CallTimeoutMS: locks.Millis(ConnWrite(o))}
-	if !o.DisableRetry {
+	if !o.DisableRetry && retryable {
 		b.Retries, b.Resends = -1, true
 	}
 	return b

@@ -1,0 +1,67 @@
+//go:build !redsync4_goredis9
+
+package main
+
+import (
+	"errors"
+	"time"
+
+	goredis "github.com/go-redis/redis/v8"
+	rsredis "github.com/go-redsync/redsync/v4/redis"
+	rsgoredis "github.com/go-redsync/redsync/v4/redis/goredis/v8"
+
+	"github.com/deadbolt-lab/deadbolt/endpoints"
+	"github.com/deadbolt-lab/deadbolt/locks"
+	"github.com/deadbolt-lab/deadbolt/locks/clients/goredis8"
+)
+
+// Up to v4.8.0 redsync's README builds go-redis v8 clients
+// (redsync/v4/redis/goredis/v8).
+
+func clientKnobs() locks.Knobs { return goredis8.Knobs() }
+
+// clients are the go-redis clients behind the pools, one per master group.
+type clients struct {
+	pools []rsredis.Pool
+	c     []*goredis.Client
+	// contextCuts: a command's context deadline cuts its reads (always,
+	// in go-redis v8).
+	contextCuts bool
+}
+
+// newClients builds one go-redis v8 client per master group, as a user of
+// redsync's v8 pool does: a failover client on Sentinel, one client per
+// independent master, with the knobs the user changed.
+func newClients(e endpoints.Endpoints, s locks.Settings) *clients {
+	d := e.Dialer()
+	cfg := goredis8.ConfigOf(s)
+	out := &clients{contextCuts: true}
+	if e.Topology == endpoints.Sentinel {
+		o := &goredis.FailoverOptions{MasterName: e.MasterName, SentinelAddrs: e.Sentinels, Dialer: d.Dial,
+			Username: e.Username, Password: e.Password, SentinelUsername: e.SentinelUsername, SentinelPassword: e.SentinelPassword}
+		cfg.Failover(o)
+		out.c = []*goredis.Client{goredis.NewFailoverClient(o)}
+	} else {
+		for _, m := range e.Masters {
+			o := &goredis.Options{Addr: m, Dialer: d.Dial, Username: e.Username, Password: e.Password}
+			cfg.Client(o)
+			out.c = append(out.c, goredis.NewClient(o))
+		}
+	}
+	for _, c := range out.c {
+		out.pools = append(out.pools, rsgoredis.NewPool(c))
+	}
+	return out
+}
+
+func (c *clients) behaviour() locks.Behaviour { return goredis8.Behaviour(c.c[0]) }
+
+func (c *clients) longest() (time.Duration, bool) { return goredis8.SendsOf(c.c[0]).Longest() }
+
+func (c *clients) close() error {
+	var errs []error
+	for _, x := range c.c {
+		errs = append(errs, x.Close())
+	}
+	return errors.Join(errs...)
+}
