@@ -109,6 +109,14 @@ func (b *builder) stamped(began, ended int64) *builder {
 	return b
 }
 
+// triedAt marks the last op (an ok acquire) as one whose granting try
+// began at tried, by the client's stamps began and ended.
+func (b *builder) triedAt(began, tried, ended int64) *builder {
+	c := &b.ops[len(b.ops)-1]
+	c.Began, c.Tried, c.Ended = began, tried, ended
+	return b
+}
+
 // refusedRenewal: a renewal (via; "" for the watchdog) the lock refused:
 // the lease was no longer the holder's.
 func (b *builder) refusedRenewal(via string, p int, key, owner string, inv, ret, ttl int64) *builder {

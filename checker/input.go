@@ -74,6 +74,9 @@ type lockOp struct {
 	// began is when the client began the call, by its own stamp (0: it
 	// did not say).
 	began int64
+	// tried is when the try that took the key began, on an ok acquire of
+	// a lock that tries more than once within one (0: it did not say).
+	tried int64
 	// client is the client the lease belongs to: its owner's first
 	// process (successors continue it; a watchdog renews for it).
 	client int32
@@ -102,6 +105,11 @@ func (o lockOp) ttlShortest() int64 {
 // start is when the operation may first have reached Redis: its
 // invocation, or later when the client said it began it then.
 func (o lockOp) start() int64 { return max(o.call, o.began) }
+
+// from is the earliest the call can have set its key: its invocation, or
+// the start of the try that took the key when the client said (an
+// acquire that tried more than once). A lease runs from then.
+func (o lockOp) from() int64 { return max(o.call, o.tried) }
 
 // NewInput analyses a history; it fails only when operations cannot be
 // paired.
@@ -217,7 +225,7 @@ func (b *inputBuilder) add(op *history.Op, n int, stored *history.Op) error {
 		}
 		l.outcome, l.done, l.doneIndex = op.Type, op.Time, int32(op.Index)
 		l.ttl, l.fence, l.ttlSaid = firstOf(l.ttl, op.TTL), firstOf(op.Fence, l.fence), op.TTL
-		l.owner, l.refused, l.queued, l.began = firstOf(op.Owner, l.owner), op.Refused, op.Queued, op.Began
+		l.owner, l.refused, l.queued, l.began, l.tried = firstOf(op.Owner, l.owner), op.Refused, op.Queued, op.Began, op.Tried
 		if l.f == history.Acquire && op.Type != history.OK && op.Process >= 0 {
 			in.stats.countAcquireError(op.Error)
 		}

@@ -240,14 +240,14 @@ func keyed(m porcupine.NondeterministicModel) porcupine.NondeterministicModel {
 }
 
 func (l *lockOp) input() lockInput {
-	return lockInput{F: l.f, Key: l.key, Lease: l.lease, Client: l.client, Owner: l.owner, Process: int(l.process), TTL: l.ttl, Call: l.call, Index: int(l.invIndex)}
+	return lockInput{F: l.f, Key: l.key, Lease: l.lease, Client: l.client, Owner: l.owner, Process: int(l.process), TTL: l.ttl, Call: l.from(), Index: int(l.invIndex)}
 }
 
 // stepInput is input with only what stepLease reads, for the hot path:
 // the model's input for l, porcupine's (leaseModelOf) and
 // followPorcupine's alike.
 func (l *lockOp) stepInput(reentrant bool) lockInput {
-	return lockInput{F: l.f, Lease: l.lease, Client: l.client, TTL: l.ttl, Call: l.call, Reentrant: reentrant}
+	return lockInput{F: l.f, Lease: l.lease, Client: l.client, TTL: l.ttl, Call: l.from(), Reentrant: reentrant}
 }
 
 // output: an operation that did not complete, or ended info, returns at

@@ -198,7 +198,9 @@ func repliesResult(found []BadReply) Result {
 // and the time the lock said it set), least how long it surely does.
 type refresh struct {
 	call, done, ttl, least int64 // done is never for one never answered
-	self                   int   // its index in the part's locks
+	// from is the earliest it can have set the key (lockOp.from).
+	from int64
+	self int // its index in the part's locks
 }
 
 // badReplies finds the false yeses among in's lock operations; carried
@@ -394,7 +396,7 @@ func refreshesOf(locks []lockOp) *partFacts {
 			if !l.completed() {
 				done = never
 			}
-			facts.refreshes = append(facts.refreshes, refresh{call: l.call, done: done, ttl: l.ttlLongest(), least: l.ttlShortest(), self: i})
+			facts.refreshes = append(facts.refreshes, refresh{call: l.call, from: l.from(), done: done, ttl: l.ttlLongest(), least: l.ttlShortest(), self: i})
 		}
 	}
 	return f
@@ -470,7 +472,7 @@ func falseNo(in *Input, l *lockOp, shared func(string) []string, byLease map[str
 	for _, ls := range shared(l.lease) {
 		for _, r := range byLease[ls].refreshesOf() {
 			if o := &in.locks[r.self]; o.outcome == history.OK && r.done <= l.start() {
-				granted, heldUntil = min(granted, r.call), max(heldUntil, expiry(r.call, r.least))
+				granted, heldUntil = min(granted, r.call), max(heldUntil, expiry(r.from, r.least))
 			}
 		}
 	}

@@ -158,7 +158,7 @@ func appendSpilled(e []byte, l *lockOp, flags byte, last *spillDeltas) []byte {
 	e = binary.AppendVarint(e, int64(l.invIndex)-int64(last.invIndex))
 	e = binary.AppendVarint(e, int64(l.doneIndex)-int64(l.invIndex))
 	last.call, last.invIndex = l.call, l.invIndex
-	for _, v := range []int64{l.ttl, l.fence, l.queued, int64(l.process), l.began} {
+	for _, v := range []int64{l.ttl, l.fence, l.queued, int64(l.process), l.began, l.tried} {
 		e = binary.AppendVarint(e, v)
 	}
 	if flags&ownClientFlag == 0 {
@@ -343,7 +343,7 @@ func (d *spillDecoder) record(keys []string, last *spillDeltas) (l lockOp, flags
 	l.invIndex = int32(int64(last.invIndex) + d.varint())
 	l.doneIndex = int32(int64(l.invIndex) + d.varint())
 	last.call, last.invIndex = l.call, l.invIndex
-	l.ttl, l.fence, l.queued, l.process, l.began = d.varint(), d.varint(), d.varint(), int32(d.varint()), d.varint()
+	l.ttl, l.fence, l.queued, l.process, l.began, l.tried = d.varint(), d.varint(), d.varint(), int32(d.varint()), d.varint(), d.varint()
 	l.client, l.ttlSaid = l.process, l.ttl
 	if flags&ownClientFlag == 0 {
 		l.client = int32(d.varint())

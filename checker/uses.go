@@ -284,11 +284,12 @@ func judgeUses(in *Input) (found []BadUse, caught int) {
 }
 
 // tookOf is how long a call took: between the client's own stamps when
-// it gave them, else between the harness's invocation and its reading of
-// the reply.
+// it gave them (from the start of the try that took the key, when the
+// lock tried more than once), else between the harness's invocation and
+// its reading of the reply.
 func tookOf(p history.Operation) int64 {
 	if c := p.Complete; c.Began > 0 && c.Ended >= c.Began {
-		return c.Ended - c.Began
+		return c.Ended - max(c.Began, c.Tried)
 	}
 	return p.Complete.Time - p.Invoke.Time
 }

@@ -274,7 +274,7 @@ func (g *lastGrant) add(l *lockOp, at int) {
 	case l.f == history.Lost:
 		g.lost = at
 	case l.f == history.Acquire && l.outcome == history.OK:
-		g.lease, g.at, g.gone, g.until = l.lease, at, -1, expiry(l.call, l.ttl)
+		g.lease, g.at, g.gone, g.until = l.lease, at, -1, expiry(l.from(), l.ttl)
 	}
 	if g.lease != "" && g.gone < 0 && l.lease == g.lease && (l.f == history.Release || l.f == history.Lost && l.outcome == history.OK) {
 		g.gone = at // as the replay's events close a lease

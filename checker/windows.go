@@ -158,7 +158,7 @@ func (r *holdReplay) replay(locks []lockOp) {
 				key: op.key,
 				hold: Hold{Lease: op.lease, Process: int(op.process), Owner: op.owner, Fence: op.fence,
 					AcquiredAt: ev.time, AcquireIndex: int(ev.index), Client: int(op.client)},
-				deadline: expiry(op.call, op.ttl), ttl: op.ttl, first: true,
+				deadline: expiry(op.from(), op.ttl), ttl: op.ttl, first: true,
 			}
 			open[op.lease] = o
 			if reentrant {

@@ -238,8 +238,9 @@ func (d *driver) acquire(req Request) Reply {
 	if dup {
 		return Reply{Outcome: OutcomeFail, Error: fmt.Sprintf("lease id %s is already taken", req.Lease)}
 	}
-	var queued atomic.Int64
+	var queued, tried atomic.Int64
 	ctx := locks.WithQueued(context.Background(), func() { queued.CompareAndSwap(0, history.MonoNow()) })
+	ctx = locks.WithTried(ctx, func() { tried.Store(history.MonoNow()) })
 	l, err := d.lock.Acquire(ctx, req.Key)
 	if err != nil {
 		r := outcome(err)
@@ -266,7 +267,7 @@ func (d *driver) acquire(req Request) Reply {
 			}
 		}()
 	}
-	return Reply{Outcome: OutcomeOK, Token: l.Token, Fence: l.Fence, Seq: l.Seq, DeadlineMonoNS: monoOf(l.Deadline), QueuedMonoNS: queued.Load(), TTLMS: d.ttlOf(l)}
+	return Reply{Outcome: OutcomeOK, Token: l.Token, Fence: l.Fence, Seq: l.Seq, DeadlineMonoNS: monoOf(l.Deadline), QueuedMonoNS: queued.Load(), TryBeganMonoNS: tried.Load(), TTLMS: d.ttlOf(l)}
 }
 
 func (d *driver) release(req Request) Reply {

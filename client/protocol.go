@@ -124,6 +124,11 @@ type Reply struct {
 	// in line first said this acquire stood in its queue (CLOCK_MONOTONIC);
 	// 0 when it never did. The harness judges the grant order by it.
 	QueuedMonoNS int64 `json:"queued_mono_ns,omitempty"`
+	// TryBeganMonoNS, on an ok acquire of a lock that tries more than once
+	// within one acquire: when the try that took the key began, before it
+	// sent its first command (CLOCK_MONOTONIC). The harness counts the
+	// lease from then; absent, from the call's start.
+	TryBeganMonoNS int64 `json:"try_began_mono_ns,omitempty"`
 
 	// resource ok: the Redis reply as JSON (integers, strings, null, arrays).
 	Reply any `json:"reply,omitempty"`

@@ -317,6 +317,9 @@ func (f *fastDecoder) field(name []byte, s *flat, op *Op) (bit uint32, ok bool) 
 	case "ended":
 		i = 26
 		op.Ended, ok = s.integer()
+	case "tried":
+		i = 28
+		op.Tried, ok = s.integer()
 	case "via":
 		i = 24
 		op.Via, ok = s.text(viaNames, &f.strs)

@@ -164,6 +164,11 @@ type Op struct {
 	// Ended is when the client's call returned, by its own clock (0: it
 	// did not say): Ended - Began is how long the lock took.
 	Ended int64 `json:"ended,omitempty"`
+	// Tried, on an ok acquire of a lock that tries more than once within
+	// one acquire, is when the try that took the key began, by the client's
+	// own clock (0: it did not say): the key was set after it, so the
+	// lease runs from then, not from the call's start.
+	Tried int64 `json:"tried,omitempty"`
 	// Value and Prev are resource values (see Read, Write, Order).
 	Value *int64 `json:"value,omitempty"`
 	Prev  *int64 `json:"prev,omitempty"`
@@ -274,6 +279,9 @@ func (o *Op) Validate() error {
 	}
 	if o.Via != "" && (o.F != Renew || o.Via != ViaExtend && o.Via != ViaReacquire) {
 		return fmt.Errorf("via %q on a %s: only a renewal the holder asked for has one (%s or %s)", o.Via, o.F, ViaExtend, ViaReacquire)
+	}
+	if o.Tried != 0 && (o.F != Acquire || o.Type != OK || o.Tried < o.Began || o.Ended != 0 && o.Tried > o.Ended) {
+		return fmt.Errorf("tried %d on a %s %s (began %d, ended %d): only an ok acquire has one, within its call", o.Tried, o.F, o.Type, o.Began, o.Ended)
 	}
 	if o.Began < 0 || o.Ended < 0 || (o.Began != 0 || o.Ended != 0) && (!o.Type.Completes() || o.Process < 0 || o.Ended != 0 && o.Ended < o.Began) {
 		return fmt.Errorf("began %d and ended %d on a %s of process %d: only a client's completion has them, ended after began", o.Began, o.Ended, o.Type, o.Process)

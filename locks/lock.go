@@ -160,6 +160,7 @@ func (o Options) Deadline(start time.Time) time.Time { return o.deadline(start) 
 func (o Options) Retry(ctx context.Context, try func() (*Lease, error)) (*Lease, error) {
 	giveUp := time.Now().Add(o.Wait)
 	for attempt := 0; ; attempt++ {
+		NoteTry(ctx)
 		l, err := try()
 		if !errors.Is(err, ErrNotAcquired) || (attempt >= o.Retries && !time.Now().Before(giveUp)) {
 			return l, err

@@ -103,6 +103,11 @@ class Wire:
     def __init__(self):
         self.out = False
         self.refused = None  # the last error reply, if the call met one
+        # While an acquire is under way, when its last SET NX was sent:
+        # each is a try of a blocking acquire (the protocol's
+        # try_began_mono_ns).
+        self.acquiring = False
+        self.tried = 0
 
 
 class AddressBook:
@@ -154,6 +159,11 @@ class MappedConnection(Connection):
         # The client's log shows which node each connection went to, and when.
         sys.stderr.write("redispy driver: mono_ns %d: connected to %s:%s\n" % (time.monotonic_ns(), *logical))
         return sock
+
+    def send_command(self, *args, **kwargs):
+        if self.wire.acquiring and str(args[0]).upper() == "SET" and any(str(a).upper() == "NX" for a in args[3:]):
+            self.wire.tried = time.monotonic_ns()
+        super().send_command(*args, **kwargs)
 
     def send_packed_command(self, command, check_health=True):
         if not self._sock:
@@ -372,7 +382,11 @@ class Driver:
         # value there (a retried SET NX) is seen.
         lock = Lock(self.client, key, timeout=self.timeout, thread_local=False, **self.lock_args)
         token = uuid.uuid1().hex
-        r = self.call(lambda: lock.acquire(token=token))
+        self.wire.acquiring, self.wire.tried = True, 0
+        try:
+            r = self.call(lambda: lock.acquire(token=token))
+        finally:
+            self.wire.acquiring = False
         if r["outcome"] != "ok":
             if r["outcome"] == "info":
                 r["token"] = token
@@ -380,8 +394,12 @@ class Driver:
         if not r.pop("reply"):
             return fail("lock not acquired (taken)", refused=True, token=token)
         self.leases[lease] = lock
-        # redis-py claims no deadline of its own: none is reported.
-        return {"outcome": "ok", "token": lock.local.token.decode()}
+        # redis-py claims no deadline of its own: none is reported. The
+        # lease runs from the try (SET NX) that took the key.
+        ok = {"outcome": "ok", "token": lock.local.token.decode()}
+        if self.wire.tried:
+            ok["try_began_mono_ns"] = self.wire.tried
+        return ok
 
     def on_lease(self, req):
         """extend (a new TTL from now, replace_ttl) or reacquire (the

@@ -67,7 +67,27 @@ func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 		return nil, err
 	}
 	rdb := newClient(e, goredis9.ConfigOf(o.Settings))
+	rdb.AddHook(tryHook{})
 	return &lock{c: redislock.New(rdb), rdb: rdb, o: o}, nil
+}
+
+// tryHook tells the acquire under way each obtain script it sends (a
+// try, with a retry strategy), changing nothing.
+type tryHook struct{}
+
+func (tryHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (tryHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if n := cmd.Name(); n == "evalsha" || n == "eval" {
+			locks.NoteTry(ctx) // only an acquire's context has the hook
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (tryHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
 }
 
 // newClient is the go-redis v9 client of the one master group, as a

@@ -44,6 +44,8 @@ type lock struct {
 
 	mu   sync.Mutex
 	sets map[string]*attempt // the SET NX answers of the acquire under way, by key
+	// rounds tells the tries of an acquire apart by its SET NX commands.
+	rounds locks.Rounds
 }
 
 // attempt is what the masters answered to one acquire's SET NX commands.
@@ -192,8 +194,17 @@ func (l *lock) Close() error {
 // hook hears each command's final answer (after go-redis's retries).
 type hook struct{ l *lock }
 
-func (hook) BeforeProcess(ctx context.Context, _ redis.Cmder) (context.Context, error) {
+func (h hook) BeforeProcess(ctx context.Context, cmd redis.Cmder) (context.Context, error) {
+	h.l.rounds.Sent(ctx, isSetNX(cmd.Args()))
 	return ctx, nil
+}
+
+// isSetNX reports a try's SET key value PX ms NX, as go-redis sends it.
+func isSetNX(args []any) bool {
+	if len(args) < 4 || fmt.Sprint(args[0]) != "set" {
+		return false
+	}
+	return fmt.Sprint(args[len(args)-1]) == "nx"
 }
 
 func (h hook) AfterProcess(_ context.Context, cmd redis.Cmder) error {
@@ -245,6 +256,7 @@ func (l *lock) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
 	}
 	l.sets[key] = a
 	l.mu.Unlock()
+	l.rounds.Reset()
 	defer func() {
 		l.mu.Lock()
 		delete(l.sets, key)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -145,7 +146,7 @@ func (l *lock) Close() error {
 	return errors.Join(errs...)
 }
 
-func (l *lock) Acquire(_ context.Context, key string) (*locks.Lease, error) {
+func (l *lock) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
 	var value string
 	s := l.o.Settings
 	m := l.rs.NewMutex(key,
@@ -162,7 +163,9 @@ func (l *lock) Acquire(_ context.Context, key string) (*locks.Lease, error) {
 			return value, nil
 		}))
 	start := time.Now()
+	done := l.seen.acquire(ctx)
 	err := m.Lock()
+	done()
 	failed := l.seen.take(value)
 	if err == nil {
 		lease := &locks.Lease{Key: key, Token: value, TTL: l.o.TTL, Deadline: l.deadline(start)}
@@ -224,6 +227,23 @@ func (l *lock) answer(call string, ok bool, failed int) error {
 type observer struct {
 	mu   sync.Mutex
 	errs map[string]int
+	// acquiring is the context of the acquire under way (nil: none), whose
+	// tries rounds tells apart by the commands seen.
+	acquiring context.Context
+	rounds    locks.Rounds
+}
+
+// acquire marks the acquire under ctx as under way, until done.
+func (o *observer) acquire(ctx context.Context) (done func()) {
+	o.rounds.Reset()
+	o.mu.Lock()
+	o.acquiring = ctx
+	o.mu.Unlock()
+	return func() {
+		o.mu.Lock()
+		o.acquiring = nil
+		o.mu.Unlock()
+	}
 }
 
 func (o *observer) take(value string) int {
@@ -247,6 +267,12 @@ type observedConn struct {
 }
 
 func (c observedConn) Do(cmd string, args ...any) (any, error) {
+	c.seen.mu.Lock()
+	ctx := c.seen.acquiring
+	c.seen.mu.Unlock()
+	if ctx != nil {
+		c.seen.rounds.Sent(ctx, strings.EqualFold(cmd, "SET") && slices.ContainsFunc(args, func(a any) bool { s, ok := a.(string); return ok && strings.EqualFold(s, "NX") }))
+	}
 	reply, err := c.Conn.Do(cmd, args...)
 	if err != nil && !strings.HasPrefix(err.Error(), "NOSCRIPT") {
 		if v := valueOf(cmd, args); v != "" {

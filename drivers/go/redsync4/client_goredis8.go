@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -24,6 +25,8 @@ func clientKnobs() locks.Knobs { return goredis8.Knobs() }
 type clients struct {
 	pools []rsredis.Pool
 	c     []*goredis.Client
+	// rounds tells the tries of an acquire apart by its SET NX commands.
+	rounds locks.Rounds
 	// contextCuts: a command's context deadline cuts its reads (always,
 	// in go-redis v8).
 	contextCuts bool
@@ -49,6 +52,7 @@ func newClients(e endpoints.Endpoints, s locks.Settings) *clients {
 		}
 	}
 	for _, c := range out.c {
+		c.AddHook(tryHook{&out.rounds})
 		out.pools = append(out.pools, rsgoredis.NewPool(c))
 	}
 	return out
@@ -65,3 +69,19 @@ func (c *clients) close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// tryHook tells rounds each command before it is sent, changing nothing.
+type tryHook struct{ r *locks.Rounds }
+
+func (h tryHook) BeforeProcess(ctx context.Context, cmd goredis.Cmder) (context.Context, error) {
+	h.r.Sent(ctx, isSetNX(cmd.Args()))
+	return ctx, nil
+}
+
+func (tryHook) AfterProcess(context.Context, goredis.Cmder) error { return nil }
+
+func (tryHook) BeforeProcessPipeline(ctx context.Context, _ []goredis.Cmder) (context.Context, error) {
+	return ctx, nil
+}
+
+func (tryHook) AfterProcessPipeline(context.Context, []goredis.Cmder) error { return nil }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -24,6 +25,8 @@ func clientKnobs() locks.Knobs { return goredis9.Knobs() }
 type clients struct {
 	pools []rsredis.Pool
 	c     []*goredis.Client
+	// rounds tells the tries of an acquire apart by its SET NX commands.
+	rounds locks.Rounds
 	// contextCuts: a command's context deadline cuts its reads
 	// (go-redis v9: only with ContextTimeoutEnabled).
 	contextCuts bool
@@ -50,6 +53,7 @@ func newClients(e endpoints.Endpoints, s locks.Settings) *clients {
 	}
 	out.contextCuts = out.c[0].Options().ContextTimeoutEnabled
 	for _, c := range out.c {
+		c.AddHook(tryHook{&out.rounds})
 		out.pools = append(out.pools, rsgoredis.NewPool(c))
 	}
 	return out
@@ -65,4 +69,20 @@ func (c *clients) close() error {
 		errs = append(errs, x.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// tryHook tells rounds each command before it is sent, changing nothing.
+type tryHook struct{ r *locks.Rounds }
+
+func (tryHook) DialHook(next goredis.DialHook) goredis.DialHook { return next }
+
+func (h tryHook) ProcessHook(next goredis.ProcessHook) goredis.ProcessHook {
+	return func(ctx context.Context, cmd goredis.Cmder) error {
+		h.r.Sent(ctx, isSetNX(cmd.Args()))
+		return next(ctx, cmd)
+	}
+}
+
+func (tryHook) ProcessPipelineHook(next goredis.ProcessPipelineHook) goredis.ProcessPipelineHook {
+	return next
 }

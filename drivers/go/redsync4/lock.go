@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-redsync/redsync/v4"
@@ -133,6 +134,7 @@ func (l *lock) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
 	var value string
 	m := l.rs.NewMutex(key, l.options(&value)...)
 	start := time.Now()
+	l.c.rounds.Reset()
 	err := m.LockContext(ctx)
 	if err == nil {
 		lease := &locks.Lease{Key: key, Token: value, TTL: l.o.TTL, Deadline: deadline(start, l.o.TTL, l.o.Settings.Float(driftFactor))}
@@ -170,4 +172,17 @@ func (l *lock) Extend(ctx context.Context, lease *locks.Lease) error {
 	}
 	lease.Deadline = deadline(start, l.o.TTL, l.o.Settings.Float(driftFactor))
 	return nil
+}
+
+// isSetNX reports a try's SET key value PX ms NX, as go-redis sends it.
+func isSetNX(args []any) bool {
+	if len(args) < 4 || fmt.Sprint(args[0]) != "set" {
+		return false
+	}
+	for _, a := range args[3:] {
+		if s, ok := a.(string); ok && strings.EqualFold(s, "nx") {
+			return true
+		}
+	}
+	return false
 }
