@@ -33,6 +33,12 @@ func TestAGrantOfALateTryIsNoLateYes(t *testing.T) {
 	require.Len(t, found, 1)
 	assert.Equal(t, KindLateYesUsed, found[0].Kind)
 
+	// A driver that stamps no call, only its tries (redis-py's): the same.
+	b0 := newHistory().acquire(1, "k", "a", ms(0), ms(8020), ms(1000), 0)
+	b0.ops[len(b0.ops)-1].Tried = ms(8000)
+	_, found = badUsesOf(t, b0.read(1, "k", "a", 3, ms(8030), ms(8031)))
+	assert.Empty(t, found)
+
 	// A try that itself took longer than the lease is still late.
 	b := newHistory().acquire(1, "k", "a", ms(0), ms(8020), ms(1000), 0).triedAt(ms(5), ms(6000), ms(8015)).
 		read(1, "k", "a", 3, ms(8030), ms(8031))

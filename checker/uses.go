@@ -291,7 +291,7 @@ func tookOf(p history.Operation) int64 {
 	if c := p.Complete; c.Began > 0 && c.Ended >= c.Began {
 		return c.Ended - max(c.Began, c.Tried)
 	}
-	return p.Complete.Time - p.Invoke.Time
+	return p.Complete.Time - max(p.Invoke.Time, p.Complete.Tried)
 }
 
 // lateMargin is how much longer than the TTL a call must take to be late:

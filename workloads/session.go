@@ -361,7 +361,7 @@ func (s *Session) acquireAs(key string, nested bool) (*Lease, error) {
 		}
 		op.Owner, op.Fence, op.Seq = rep.Token, rep.Fence, rep.Seq
 		op.TTL = leaseTTL(ttl, rep)
-		if tried := s.r.cfg.Rec.FromMono(rep.TryBeganMonoNS); rep.TryBeganMonoNS != 0 && op.Began != 0 && tried >= op.Began && (op.Ended == 0 || tried <= op.Ended) {
+		if tried := s.r.cfg.Rec.FromMono(rep.TryBeganMonoNS); rep.TryBeganMonoNS != 0 && tried >= max(op.Began, inv.Time) && tried <= s.r.cfg.Rec.Now() && (op.Ended == 0 || tried <= op.Ended) {
 			op.Tried = tried // a stamp outside the call is no reading
 		}
 		if rep.DeadlineMonoNS != 0 {
