@@ -54,6 +54,10 @@ type GoModule struct {
 	// whose signatures changed within it (redsync v1.4.0's Unlock and
 	// Extend return an error beside the bool).
 	Since []VersionTags
+	// Until adds build tags for the versions before one, for an adapter
+	// of the module (built untagged at deadbolt's own version, the newest)
+	// whose older versions lack what it uses.
+	Until []VersionTags
 }
 
 // VersionTags are build tags for the versions from Version on.
@@ -65,6 +69,11 @@ func (m GoModule) tagsFor(version string) string {
 	for _, s := range m.Since {
 		if semver.Compare(version, s.Version) >= 0 {
 			tags = strings.TrimPrefix(tags+","+s.Tags, ",")
+		}
+	}
+	for _, u := range m.Until {
+		if semver.Compare(version, u.Version) < 0 {
+			tags = strings.TrimPrefix(tags+","+u.Tags, ",")
 		}
 	}
 	return tags

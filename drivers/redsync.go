@@ -10,7 +10,7 @@ func init() {
 			{Module: "github.com/go-redsync/redsync", Major: "v1", Adapter: "drivers/go/redsync1",
 				Since: []VersionTags{{Version: "v1.4.0", Tags: "redsync1_errors"}}},
 			{Module: "github.com/go-redsync/redsync/v4", Major: "v4", Adapter: "drivers/go/redsync4",
-				Since: []VersionTags{{Version: "v4.5.0", Tags: "redsync4_timeoutfactor"}, {Version: "v4.8.1", Tags: "redsync4_goredis9"}}},
+				Until: []VersionTags{{Version: "v4.5.0", Tags: "redsync4_notimeoutfactor"}, {Version: "v4.8.1", Tags: "redsync4_goredis8"}}},
 		},
 	})
 }

@@ -16,3 +16,14 @@ func TestTagsForAVersionWithinAMajor(t *testing.T) {
 		t.Errorf("no base tags: %q", got)
 	}
 }
+
+// An adapter built at deadbolt's own (newest) version without tags gets
+// the tags of the older versions that lack what it uses.
+func TestTagsUntilAVersion(t *testing.T) {
+	m := GoModule{Until: []VersionTags{{Version: "v4.5.0", Tags: "old_a"}, {Version: "v4.8.1", Tags: "old_b"}}}
+	for v, want := range map[string]string{"v4.0.3": "old_a,old_b", "v4.5.0": "old_b", "v4.8.0": "old_b", "v4.8.1": "", "v4.18.1": ""} {
+		if got := m.tagsFor(v); got != want {
+			t.Errorf("%s: %q, want %q", v, got, want)
+		}
+	}
+}

@@ -126,7 +126,7 @@ func TestAdapterRetriesWaitForTheHolder(t *testing.T) {
 
 func TestBsmNeedsOneMasterGroup(t *testing.T) {
 	_, err := locks.New("bsm", endpoints.Unreachable(2), locks.Options{})
-	require.ErrorContains(t, err, "needs one master group")
+	require.ErrorContains(t, err, "runs on one master group")
 	_, err = locks.New("redsync", endpoints.Unreachable(0), locks.Options{})
 	require.ErrorContains(t, err, "at least one master")
 }

@@ -106,6 +106,32 @@ func (c Config) apply(f fields) {
 // Client applies the knobs to a single node's client options.
 func (c Config) Client(o *redis.Options) {
 	c.apply(fields{&o.MaxRetries, &o.PoolSize, &o.ReadTimeout, &o.WriteTimeout, &o.DialTimeout, &o.ContextTimeoutEnabled, &o.MaintNotificationsConfig})
+	o.MaintNotificationsConfig = logicalEndpoint(o.MaintNotificationsConfig, o.TLSConfig != nil)
+}
+
+// logicalEndpoint is the maintenance-notification config with the endpoint
+// type go-redis would detect for the published port (127.0.0.1, a private
+// address): its detection resolves the address's host name as the client
+// is built, and deadbolt names every node by a logical name no resolver
+// knows (redis-1), which against a resolver that does not answer took 2 s
+// a client. The type matters only to a server with maintenance
+// notifications (Redis Enterprise); every server deadbolt runs refuses
+// the handshake, and auto mode then turns them off, as it would for a user.
+func logicalEndpoint(m *maintnotifications.Config, tls bool) *maintnotifications.Config {
+	if m != nil && m.Mode == maintnotifications.ModeDisabled {
+		return m
+	}
+	out := maintnotifications.Config{Mode: maintnotifications.ModeAuto}
+	if m != nil {
+		out = *m
+	}
+	if out.EndpointType == "" || out.EndpointType == maintnotifications.EndpointTypeAuto {
+		out.EndpointType = maintnotifications.EndpointTypeInternalIP
+		if tls {
+			out.EndpointType = maintnotifications.EndpointTypeInternalFQDN
+		}
+	}
+	return &out
 }
 
 // Failover applies them to a Sentinel failover client's options.
@@ -116,6 +142,7 @@ func (c Config) Failover(o *redis.FailoverOptions) {
 // Cluster applies them to a Redis Cluster client's options.
 func (c Config) Cluster(o *redis.ClusterOptions) {
 	c.apply(fields{&o.MaxRetries, &o.PoolSize, &o.ReadTimeout, &o.WriteTimeout, &o.DialTimeout, &o.ContextTimeoutEnabled, &o.MaintNotificationsConfig})
+	o.MaintNotificationsConfig = logicalEndpoint(o.MaintNotificationsConfig, o.TLSConfig != nil)
 }
 
 // Sends is what a built client does with one command: how many times it

@@ -1,6 +1,6 @@
-//go:build !redsync4_timeoutfactor
+//go:build redsync4_notimeoutfactor
 
-package main
+package redsyncadapter
 
 import (
 	"time"

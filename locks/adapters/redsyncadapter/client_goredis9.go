@@ -1,6 +1,6 @@
-//go:build redsync4_goredis9
+//go:build !redsync4_goredis8
 
-package main
+package redsyncadapter
 
 import (
 	"context"

@@ -1,4 +1,9 @@
-package main
+// Package bsmadapter drives bsm/redislock behind deadbolt's lock
+// interface, as its users run it. It is a package of its own so that the
+// in-tree lock bsm (deadbolt's own version) and the driver of bsm at any
+// version (drivers/go/bsm) are this very adapter: it uses only what
+// redislock has had since v0.9.0.
+package bsmadapter
 
 import (
 	"context"
@@ -16,6 +21,9 @@ import (
 	"github.com/deadbolt-lab/deadbolt/locks"
 	"github.com/deadbolt-lab/deadbolt/locks/clients/goredis9"
 )
+
+// Summary says what the lock is.
+const Summary = "bsm/redislock unmodified over one master group (go-redis v9 and redislock at their defaults): Lua SET NX PX obtain, Refresh as extend, owner-checked release"
 
 // lock keeps the *redislock.Lock of each lease, as an application keeps
 // the lock Obtain returned: Refresh (extend) and Release are that lock's.
@@ -50,8 +58,8 @@ const (
 	retryLimit   = "retry_limit"
 )
 
-// knobs are go-redis v9's and redislock's Obtain options.
-func knobs() locks.Knobs {
+// Knobs are go-redis v9's and redislock's Obtain options.
+func Knobs() locks.Knobs {
 	return append(goredis9.Knobs(),
 		locks.Knob{Name: retryBackoff, Kind: locks.KnobDuration, Default: "0s", From: locks.FromRetryDelay,
 			Summary: "redislock RetryStrategy LinearBackoff: the wait between two tries of an Obtain (0s: NoRetry, redislock's default, one try)"},
@@ -59,7 +67,9 @@ func knobs() locks.Knobs {
 			Summary: "redislock LimitRetry: at most this many more tries (0: no limit but the Obtain's context, the TTL when it has no deadline)"})
 }
 
-func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
+// New builds redislock over the go-redis client of the one master group;
+// nothing dials.
+func New(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 	if e.Groups() != 1 {
 		return nil, fmt.Errorf("lock bsm runs on one master group, the topology has %d", e.Groups())
 	}

@@ -1,4 +1,11 @@
-package main
+// Package redsyncadapter drives go-redsync/redsync v4 behind deadbolt's
+// lock interface, as its users run it. It is a package of its own so that
+// the in-tree lock redsync (deadbolt's own version) and the driver of
+// redsync at any v4 version (drivers/go/redsync4) are this very adapter:
+// built without tags it serves the newest API (go-redis v9, the timeout
+// factor); the tags redsync4_goredis8 (up to v4.8.0) and
+// redsync4_notimeoutfactor (up to v4.4.x) build the files of older ones.
+package redsyncadapter
 
 import (
 	"context"
@@ -46,9 +53,15 @@ const (
 	driftFactor = "drift_factor"
 )
 
-// knobs are the client's, redsync's, and the timeout factor where the
+// Summary says what the lock is.
+const Summary = "go-redsync/redsync/v4 unmodified over the go-redis its README builds (v8 to v4.8.0, v9 from v4.8.1), both at their defaults: one pool per master group (single instance on sentinel, Redlock on N masters), Extend"
+
+// Module is redsync v4's module path.
+const Module = "github.com/go-redsync/redsync/v4"
+
+// Knobs are the client's, redsync's, and the timeout factor where the
 // version has it.
-func knobs() locks.Knobs {
+func Knobs() locks.Knobs {
 	return append(append(clientKnobs(),
 		locks.Knob{Name: tries, Kind: locks.KnobInt, Default: "32", From: locks.FromTries,
 			Summary: "redsync WithTries: how many times one Lock tries for a quorum"},
@@ -59,7 +72,8 @@ func knobs() locks.Knobs {
 		timeoutFactorKnobs()...)
 }
 
-func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
+// New builds redsync over one pool per master group; nothing dials.
+func New(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 	if e.Topology == endpoints.Cluster {
 		return nil, locks.IndependentMasters("redsync", e)
 	}
@@ -89,7 +103,7 @@ func (l *lock) options(value *string) []redsync.Option {
 			return *value, nil
 		}),
 	}
-	ks := knobs()
+	ks := Knobs()
 	changed := func(name string) bool { k, _ := ks.Get(name); return s[name] != k.Default }
 	if changed(tries) {
 		opts = append(opts, redsync.WithTries(s.Int(tries)))
@@ -122,7 +136,7 @@ func (l *lock) Behaviour() locks.Behaviour {
 	delay := 250 * time.Millisecond
 	if d := l.o.Settings.Duration(retryDelay); d > 0 {
 		delay = d
-	} else if semver.Compare(client.ModuleVersion(module), "v4.3.0") < 0 {
+	} else if semver.Compare(client.ModuleVersion(Module), "v4.3.0") < 0 {
 		delay = 500 * time.Millisecond
 	}
 	acquire := time.Duration(l.o.Settings.Int(tries)) * (delay + 2*perTry)
