@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/deadbolt-lab/deadbolt/drivers"
@@ -40,6 +42,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Func("faults", "not the audit's: its columns are failures (--failures); --faults names faults, on run", facultyOfRun("audit"))
 	fs.Func("failures", "comma-separated failures and findings, the columns (default: every failure of the matrix, every finding, and every call column: a fault aimed at the lock's extend, re-acquire or renewal)", nameList("failure", &columns))
 	goMod := fs.String("go-mod", "", "the rows: the lock libraries a Go module's go.mod requires, at the versions it requires (in place of --libraries)")
+	optionsFile := fs.String("lock-options", "", `a JSON file of the knobs each library runs with, as your project sets them: {"redsync": {"max_retries": "-1"}, "bsm@v0.9.4": {...}} (a library, or a library at a version; deadbolt locks --options LIB@VERSION lists its knobs)`)
 	var sr seededRuns
 	sr.register(fs)
 	sr.seeds = 1
@@ -75,8 +78,50 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return badInput("--libraries: %v", err)
 		}
 	}
-	return runGrid(ctx, grid{kind: reports.KindAudit, args: args, rows: versions, cols: columns,
+	knobs, err := readLockOptions(*optionsFile)
+	if err != nil {
+		return err
+	}
+	for who := range knobs {
+		name, _, _ := strings.Cut(who, "@")
+		if _, err := drivers.GetLibrary(name); err != nil {
+			return badInput("--lock-options %s: %v", *optionsFile, err)
+		}
+	}
+	return runGrid(ctx, grid{kind: reports.KindAudit, args: args, rows: versions, cols: columns, knobs: knobs,
 		failures: failures, cells: func(locks, cols []string, o scenarios.RunOptions) ([]scenarios.MatrixCell, error) {
 			return scenarios.CellsOver(failures, locks, cols, o)
 		}}, f, sr, shard, *junit, stdout, stderr)
+}
+
+// readLockOptions reads an audit's --lock-options file: knobs by library
+// (or library at a version), each value a string, a number or a boolean
+// as written.
+func readLockOptions(path string) (map[string]map[string]string, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, badInput("--lock-options: %v", err)
+	}
+	var raw map[string]map[string]any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, badInput("--lock-options %s: want an object of libraries, each an object of knobs (%v)", path, err)
+	}
+	out := map[string]map[string]string{}
+	for who, ks := range raw {
+		out[who] = map[string]string{}
+		for k, v := range ks {
+			switch x := v.(type) {
+			case string:
+				out[who][k] = x
+			case float64, bool:
+				out[who][k] = fmt.Sprint(x)
+			default:
+				return nil, badInput("--lock-options %s: %s.%s is %T, want a string, a number or true/false", path, who, k, v)
+			}
+		}
+	}
+	return out, nil
 }

@@ -23,7 +23,9 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var f runFlags
 	f.register(fs, false)
 	lock := fs.String("lock", "", "the lock to explore (see: deadbolt locks; NAME@VERSION builds a library at a version)")
-	against := fs.String("against", "", "a second lock every generated scenario runs on too; what breaks one and not the other is kept")
+	against := fs.String("against", "", "a second lock every generated scenario runs on too; what breaks one and not the other is kept (the lock explored again, with --against-option, tells two settings of it apart)")
+	var againstKnobs map[string]string
+	fs.Func("against-option", "KNOB=VALUE: a setting of --against's library, as --lock-option is of --lock's, repeatable", lockOptions(&againstKnobs))
 	o := explore.Options{Runs: 40, Parallel: 4, Shrink: 3, ShrinkRuns: 40}
 	fs.Func("runs", fmt.Sprintf("how many scenarios to generate and run, each on both locks with --against (1-%d, default 40): the budget is runs, never time", explore.MaxRuns), bounded(&o.Runs, 1, explore.MaxRuns))
 	fs.Func("parallel", fmt.Sprintf("how many runs at once (1-%d, default 4)", explore.MaxParallel), bounded(&o.Parallel, 1, explore.MaxParallel))
@@ -40,6 +42,10 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	case *lock == "":
 		return badInput("explore needs --lock (see: deadbolt locks)")
 	}
+	// --lock-option is the explored lock's knobs alone: the second lock
+	// has its own (--against-option).
+	o.LockKnobs, o.AgainstKnobs = f.lockOptions, againstKnobs
+	f.lockOptions = nil
 	ro := f.options(stderr)
 	if err := f.probe(&ro); err != nil {
 		return err
@@ -58,7 +64,7 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if !f.seedSet {
 		fmt.Fprintf(stderr, "explore: seed %d (give --seed %d to draw the same scenarios again)\n", o.Seed, o.Seed)
 	}
-	o.Dir = filepath.Join(f.store, "explore", fmt.Sprintf("%s-%d-%s", explore.FileSafe(o.Lock), o.Seed, time.Now().UTC().Format("20060102T150405Z")))
+	o.Dir = filepath.Join(f.store, "explore", fmt.Sprintf("%s-%d-%s", explore.FileSafe(explore.Label(o.Lock, o.LockKnobs)), o.Seed, time.Now().UTC().Format("20060102T150405Z")))
 	e, err := explore.New(o)
 	if err != nil {
 		return badInput("%v", err)
@@ -69,7 +75,7 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := checkStore(f.store); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "explore: %s generated for %s%s; runs and reports in %s\n", checker.Plural(len(e.Generated()), "scenario"), o.Lock, againstNote(o.Against), o.Dir)
+	fmt.Fprintf(stderr, "explore: %s generated for %s%s; runs and reports in %s\n", checker.Plural(len(e.Generated()), "scenario"), explore.Label(o.Lock, o.LockKnobs), againstNote(explore.Label(o.Against, o.AgainstKnobs)), o.Dir)
 	rep, err := e.Run(ctx)
 	if ctx.Err() != nil {
 		return scenarios.ErrInterrupted

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -79,18 +80,35 @@ type grid struct {
 	servers    []string // a servers axis: each row once on each server
 	failures   []scenarios.Failure
 	cells      func(locks, failures []string, o scenarios.RunOptions) ([]scenarios.MatrixCell, error)
+	// knobs are the knobs of library rows an audit's --lock-options file
+	// gives, by library (or library at a version).
+	knobs map[string]map[string]string
 }
 
 // runGrid runs a matrix or an audit: every applicable cell over the seeds,
 // its pages written to the store.
 func runGrid(ctx context.Context, g grid, f runFlags, sr seededRuns, shard shardFlag, junit string, stdout, stderr io.Writer) error {
+	// --lock-option sets the knobs of every row whose lock takes them (a
+	// library's), not deadbolt's own locks, which take none.
+	knobs := maps.Clone(g.knobs)
+	if f.lockOptions != nil {
+		if knobs == nil {
+			knobs = map[string]map[string]string{}
+		}
+		knobs[scenarios.AllLibraries] = f.lockOptions
+	}
+	f.lockOptions = nil
 	o := f.options(stderr)
+	o.RowKnobs = knobs
 	if err := f.probe(&o); err != nil {
 		return err
 	}
 	cells, err := g.cells(g.rows, g.cols, o)
 	if err != nil {
 		return badInput("%v", err)
+	}
+	if len(knobs) > 0 && !slices.ContainsFunc(cells, func(c scenarios.MatrixCell) bool { return len(c.Scenario.LockOptions.Library) > 0 }) {
+		return badInput("--lock-option: no row runs a library that takes knobs (deadbolt's own locks take none; deadbolt locks --options LOCK lists a lock's)")
 	}
 	if len(g.servers) > 0 {
 		if cells, err = scenarios.OnServers(cells, g.servers); err != nil {

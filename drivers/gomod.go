@@ -11,8 +11,9 @@ import (
 
 // FromGoMod reads a Go module's go.mod and names the lock libraries it
 // requires as NAME@VERSION, at the versions it requires (a replace of a
-// library by another version of it counts, a replace by a directory is
-// refused: there is no version to build). A go.mod that requires none of
+// library by another version of it counts, as Go applies it: one that
+// names a version replaces that version only; a replace by a directory or
+// another module is refused: there is no version of the library to build). A go.mod that requires none of
 // deadbolt's libraries is an error that names them.
 func FromGoMod(path string) ([]string, error) {
 	b, err := os.ReadFile(path)
@@ -34,7 +35,7 @@ func FromGoMod(path string) ([]string, error) {
 			continue
 		}
 		version := req.Mod.Version
-		if r, ok := replaced[req.Mod.Path]; ok {
+		if r, ok := replaced[req.Mod.Path]; ok && (r.Old.Version == "" || r.Old.Version == version) {
 			if r.New.Version == "" || r.New.Path != req.Mod.Path {
 				return nil, fmt.Errorf("%s: %s is replaced by %s %s, which is no version of %s that deadbolt can build", path, req.Mod.Path, r.New.Path, r.New.Version, lib)
 			}

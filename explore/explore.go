@@ -21,8 +21,12 @@ import (
 // Options are one exploration's.
 type Options struct {
 	// Lock is the lock explored; Against, when set, a second lock every
-	// generated scenario runs on too.
-	Lock, Against string
+	// generated scenario runs on too. LockKnobs and AgainstKnobs are the
+	// knobs of each one's library it runs with (--lock-option,
+	// --against-option): the same lock with other knobs is another lock to
+	// tell apart. New names each side by its Label.
+	Lock, Against           string
+	LockKnobs, AgainstKnobs map[string]string
 	// Runs is the budget: how many scenarios to generate and run (each
 	// twice with Against). Never a wall-clock time.
 	Runs int
@@ -76,8 +80,10 @@ func (o Options) Check() error {
 		return fmt.Errorf("--runs must be from 1 to %d, got %d", MaxRuns, o.Runs)
 	case o.Parallel < 1 || o.Parallel > MaxParallel:
 		return fmt.Errorf("--parallel must be from 1 to %d, got %d", MaxParallel, o.Parallel)
-	case o.Against == o.Lock:
-		return fmt.Errorf("--against %s is the lock explored: name another lock to tell them apart", o.Against)
+	case o.Against == "" && len(o.AgainstKnobs) > 0:
+		return errors.New("--against-option sets the knobs of --against's lock: name one (the lock explored, for another setting of it)")
+	case o.Against != "" && Label(o.Against, o.AgainstKnobs) == Label(o.Lock, o.LockKnobs):
+		return fmt.Errorf("--against %s is the lock explored, with the same options: name another lock, or give it other options (--against-option), to tell them apart", Label(o.Against, o.AgainstKnobs))
 	case o.Run.Target != nil && o.Parallel > 1:
 		return fmt.Errorf("--parallel %d: runs against one --target share its nodes, and run one at a time", o.Parallel)
 	}
@@ -181,6 +187,11 @@ func New(o Options) (*Explorer, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
+	// From here each side is its label (the lock and its knobs).
+	o.Lock, o.LockKnobs = Label(o.Lock, o.LockKnobs), nil
+	if o.Against != "" {
+		o.Against, o.AgainstKnobs = Label(o.Against, o.AgainstKnobs), nil
+	}
 	x := &explorer{o: o}
 	var err error
 	if x.offer, err = x.offerOf(o.Lock); err != nil {
@@ -248,33 +259,37 @@ func Explore(ctx context.Context, o Options) (*Report, error) {
 // offerOf reads a lock's declaration: from the driver's hello when the
 // driver offers it, the driver built for a library at a version, or
 // deadbolt's own locks.
-func (x *explorer) offerOf(lock string) (Offer, error) {
-	c, err := x.catalogue(lock)
+func (x *explorer) offerOf(label string) (Offer, error) {
+	c, err := x.catalogue(label)
 	if err != nil {
 		return Offer{}, err
 	}
-	return OfferOf(c, lock)
+	lock, knobs := sideOf(label)
+	o, err := OfferOf(c, lock)
+	o.Knobs = knobs
+	return o, err
 }
 
-// catalogue is what declares lock.
-func (x *explorer) catalogue(lock string) (locks.Catalogue, error) {
-	o := x.runOptions(lock, 0)
-	probe := scenarios.Scenario{Lock: lock}
+// catalogue is what declares the side label names, as it runs with its
+// knobs.
+func (x *explorer) catalogue(label string) (locks.Catalogue, error) {
+	o := x.runOptions(label, 0)
+	probe := on(scenarios.Scenario{}, label)
 	c, err := probe.Catalogue(o)
 	if err != nil {
 		return nil, err
 	}
-	return c, c.Lookup(lock)
+	return c, c.Lookup(probe.Lock)
 }
 
 // runOptions are a run's of lock with seed: --driver's only for a lock the
 // driver offers (the second lock may be deadbolt's own or a library at a
 // version, which runs its own driver), and the exploration's pool and
 // directory.
-func (x *explorer) runOptions(lock string, seed uint64) scenarios.RunOptions {
+func (x *explorer) runOptions(label string, seed uint64) scenarios.RunOptions {
 	o := x.o.Run
 	o.Seed, o.Store, o.Pool, o.Invocation = seed, x.o.Dir, x.pool, nil
-	if o.Locks != nil && o.Locks.Lookup(lock) != nil {
+	if lock, _ := sideOf(label); o.Locks != nil && o.Locks.Lookup(lock) != nil {
 		o.Driver, o.Locks = client.Command{}, nil
 	}
 	return o
@@ -324,10 +339,9 @@ func (x *explorer) generate(rep *Report) ([]Generated, error) {
 	return gens, nil
 }
 
-// prepared is s with lock in place of its own, prepared to run.
-func (x *explorer) prepared(s scenarios.Scenario, lock string) (scenarios.Scenario, error) {
-	s.Lock = lock
-	return s.Prepare(x.runOptions(lock, 0))
+// prepared is s run by the side label names, prepared to run.
+func (x *explorer) prepared(s scenarios.Scenario, label string) (scenarios.Scenario, error) {
+	return on(s, label).Prepare(x.runOptions(label, 0))
 }
 
 // specs are the clusters the runs will ask for, for the pool to keep.
@@ -421,10 +435,10 @@ func (x *explorer) runWith(ctx context.Context, s scenarios.Scenario, lock strin
 }
 
 // runOne runs s on lock with seed and reads what it found.
-func (x *explorer) runOne(ctx context.Context, s scenarios.Scenario, lock string, seed uint64) Run {
-	r := Run{Lock: lock, Seed: seed}
-	s.Lock = lock
-	res, err := s.Run(ctx, x.runOptions(lock, seed))
+func (x *explorer) runOne(ctx context.Context, s scenarios.Scenario, label string, seed uint64) Run {
+	r := Run{Lock: label, Seed: seed}
+	s = on(s, label)
+	res, err := s.Run(ctx, x.runOptions(label, seed))
 	if err != nil {
 		r.Verdict, r.Error = "error", err.Error()
 		return r

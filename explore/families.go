@@ -66,12 +66,25 @@ func (b *build) length() time.Duration {
 	return scaled(b.ttl, one(b.d, 0.5, 1.0, 1.5, 2.0, 3.0))
 }
 
-// timeout is the lock's call timeout: its own, or the default (500 ms).
+// timeout is the lock's call timeout: the one the scenario gives one of
+// deadbolt's own locks, else what the lock declares its client waits for
+// a reply (a library's, as its users run it); 0 when it waits for ever.
 func (b *build) timeout() time.Duration {
-	if b.s.LockOptions.TimeoutMS > 0 {
+	if b.s.LockOptions.TimeoutMS > 0 && !b.o.TakesKnobs {
 		return time.Duration(b.s.LockOptions.TimeoutMS) * time.Millisecond
 	}
-	return 500 * time.Millisecond
+	if b.o.CallTimeout > 0 || b.o.TakesKnobs {
+		return b.o.CallTimeout
+	}
+	return 500 * time.Millisecond // deadbolt's own locks' default, when undeclared
+}
+
+// timeoutWords says the call timeout in a description.
+func (b *build) timeoutWords() string {
+	if t := b.timeout(); t > 0 {
+		return t.String()
+	}
+	return "none"
 }
 
 // stallHolder stops (or kills) the holder of k0 the moment it holds it, or
@@ -194,22 +207,24 @@ func slowReplies(b *build, call string) error {
 		length = scaled(b.ttl, one(b.d, 3.0, 5.0))
 	}
 	s := nemesis.Step{Fault: f, Target: "link:0:" + b.linkNodes(), WaitKey: "k0", WaitSlot: 0, By: by, For: length}
-	if b.d.chance(2.0 / 3) {
+	if b.d.chance(2.0/3) && !b.o.TakesKnobs {
+		// One of deadbolt's own locks: its timeout is the scenario's to
+		// set. A library runs with its own, as its users run it.
 		b.s.LockOptions.TimeoutMS = max(2*by, by+b.ttl/2).Milliseconds()
 	}
 	if call == CallAcquire {
 		// A grant under the fault can come only when the call may wait
 		// out the delay; otherwise the acquire is aimed at in any outcome.
 		s.Aim = nemesis.AimAsked
-		if b.timeout() > by && b.d.chance(0.5) {
+		if t := b.timeout(); (t == 0 || t > by) && b.d.chance(0.5) {
 			s.Aim = nemesis.AimGrant
 		}
 	}
 	b.s.Fault.Steps = []nemesis.Step{s}
 	b.aim.Fault = f
-	b.words = fmt.Sprintf("%s of %s on client 0's links for %s once it holds k0, call timeout %s", f, by, length, b.timeout())
+	b.words = fmt.Sprintf("%s of %s on client 0's links for %s once it holds k0, call timeout %s", f, by, length, b.timeoutWords())
 	if s.Aim != nemesis.AimNone {
-		b.words = fmt.Sprintf("%s of %s on client 0's links for %s, then its acquire of k0 under it, call timeout %s", f, by, length, b.timeout())
+		b.words = fmt.Sprintf("%s of %s on client 0's links for %s, then its acquire of k0 under it, call timeout %s", f, by, length, b.timeoutWords())
 	}
 	return nil
 }
@@ -358,6 +373,11 @@ func nodeWhileAsking(b *build, _ string) error {
 	f := pick(b.d, ws...)
 	n := one(b.d, 1, 2, 3)
 	tau := b.timeout()
+	if tau == 0 {
+		// A client that waits for ever: the stall is drawn against the
+		// lease alone.
+		tau = b.ttl
+	}
 	var steps []nemesis.Step
 	for i := range n {
 		s := b.nodeStep(f)
@@ -378,7 +398,7 @@ func nodeWhileAsking(b *build, _ string) error {
 	}
 	b.s.Fault.Steps = steps
 	b.aim.Fault = f
-	b.words = fmt.Sprintf("%s on %s for %s, %d time(s), while clients ask (call timeout %s)", f, steps[0].Target, steps[0].For, n, tau)
+	b.words = fmt.Sprintf("%s on %s for %s, %d time(s), while clients ask (call timeout %s)", f, steps[0].Target, steps[0].For, n, b.timeoutWords())
 	return nil
 }
 

@@ -125,13 +125,17 @@ func againstWords(against string) string {
 
 // FileSafe is a lock's name as part of a file name.
 func FileSafe(lock string) string {
-	return strings.NewReplacer("@", "-", "/", "-").Replace(lock)
+	return strings.NewReplacer("@", "-", "/", "-", " {", "-", "}", "", " ", "-", "=", "-").Replace(lock)
 }
 
 // replay is the command line that runs file with lock and seed, with the
 // driver the exploration's runs of lock took.
 func (x *explorer) replay(file, lock string, seed uint64) string {
-	args := []string{"deadbolt", "run", "--file", file, "--lock", lock, "--seed", fmt.Sprint(seed)}
+	name, knobs := sideOf(lock)
+	args := []string{"deadbolt", "run", "--file", file, "--lock", name, "--seed", fmt.Sprint(seed)}
+	for _, k := range slices.Sorted(maps.Keys(knobs)) {
+		args = append(args, "--lock-option", k+"="+knobs[k])
+	}
 	if o := x.runOptions(lock, seed); o.Driver.Path != "" && x.o.Run.Locks != nil {
 		args = append(args, "--driver", o.Driver.String())
 	}

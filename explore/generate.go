@@ -14,6 +14,7 @@ package explore
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -71,6 +72,7 @@ func Generate(o Offer, seed uint64, index, try int) (Generated, error) {
 		Cluster: b.place.Spec(),
 		Nemesis: nemesis.PlanSchedule,
 	}
+	b.s.LockOptions.Library = maps.Clone(o.Knobs)
 	b.s.TTL = scenarios.Duration(b.ttl)
 	b.s.Pause = scenarios.Duration(20 * time.Millisecond)
 	b.shape(call)

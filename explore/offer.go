@@ -3,6 +3,7 @@ package explore
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/locks"
@@ -31,6 +32,16 @@ type Offer struct {
 	// Points are the named points inside the lock where a client can be
 	// stopped (pause-at, crash-at).
 	Points []string
+	// Knobs are the settings of the lock's library the exploration runs it
+	// with (nil: its defaults); every generated scenario carries them.
+	Knobs map[string]string `json:"knobs,omitempty"`
+	// TakesKnobs: the lock is a library's, which runs as its users run it
+	// (its client's and its own defaults, and Knobs): the generator never
+	// changes its options, and reads its call timeout from CallTimeout.
+	TakesKnobs bool `json:"takes_knobs,omitempty"`
+	// CallTimeout is how long the lock's client waits for a reply, as the
+	// lock declares it (locks.Behaviour); 0: for ever, or not declared.
+	CallTimeout time.Duration `json:"call_timeout,omitempty"`
 	// Target: the runs go against a deployment deadbolt did not start
 	// (--target), which takes faults on clients and their links only, and
 	// whose keys the runs must not share: each run locks keys of its own.
@@ -68,8 +79,10 @@ func OfferOf(c locks.Catalogue, lock string) (Offer, error) {
 	if err := c.Lookup(lock); err != nil {
 		return Offer{}, err
 	}
+	b := c.Behaviour(lock)
 	o := Offer{Lock: lock, Calls: slices.Clone(c.Calls(lock)), Renews: c.Renews(lock), Resends: c.Resends(lock), Reentrant: c.Reentrant(lock),
-		Queues: c.Queues(lock), Fencing: c.Fencing(lock), Points: slices.Clone(c.Points(lock))}
+		Queues: c.Queues(lock), Fencing: c.Fencing(lock), Points: slices.Clone(c.Points(lock)),
+		TakesKnobs: len(c.Knobs(lock)) > 0, CallTimeout: b.CallTimeout()}
 	if c.RunsOn(lock, cluster.Independent) == nil {
 		for _, n := range masterCounts {
 			if c.Fits(lock, n) == nil {

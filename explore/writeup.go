@@ -2,6 +2,8 @@ package explore
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/deadbolt-lab/deadbolt/checker"
@@ -40,6 +42,12 @@ func writeup(rep *Report, f *Finding, s scenarios.Scenario, runs []Run) string {
 	p("- Workload: `%s`, holds of %s to %s.", s.WorkloadName(), s.HoldMin, s.HoldMax)
 	if s.LockOptions.TimeoutMS > 0 {
 		p("- The lock's call timeout: %dms.", s.LockOptions.TimeoutMS)
+	}
+	switch lib := s.LockOptions.Library; {
+	case len(lib) > 0:
+		p("- The library set up otherwise than its defaults: %s (everything else its own and its client's defaults).", knobWords(lib))
+	case rep.Offer.TakesKnobs:
+		p("- The library as its users run it: the client its README builds, every setting at its own and its client's default.")
 	}
 	for i, st := range s.Fault.Steps {
 		p("- Fault %d: `%s` on `%s`%s.", i+1, st.Fault, stepTarget(st.Target, st.Key), stepWhen(st, s.TTL.D(), i == 0))
@@ -143,4 +151,13 @@ func stepTarget(target, key string) string {
 		return target + " of " + key
 	}
 	return target
+}
+
+// knobWords lists knobs as `name=value`, in name order.
+func knobWords(knobs map[string]string) string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(knobs)) {
+		out = append(out, "`"+k+"="+knobs[k]+"`")
+	}
+	return strings.Join(out, ", ")
 }

@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"fmt"
 
+	"github.com/deadbolt-lab/deadbolt/client"
+	"github.com/deadbolt-lab/deadbolt/drivers"
 	"github.com/deadbolt-lab/deadbolt/locks"
 	"github.com/deadbolt-lab/deadbolt/workloads"
 )
@@ -60,6 +62,11 @@ func Cell(template Scenario, lock string) Scenario {
 	c.Description = fmt.Sprintf("%s [lock %s in place of %s]", template.Description, lock, template.Lock)
 	c.Lock, c.Expect, c.CI, c.Driver = lock, Expected(template.Name, lock), false, ""
 	c.LockOptions.Sentinel = ""
+	if takesKnobs(lock) && !takesKnobs(template.Lock) {
+		// A library runs as its users run it: the options the template
+		// gives deadbolt's own lock (a call timeout, a wait) are not its.
+		c.LockOptions = client.LockOptions{}
+	}
 	if k, err := workloads.Get(c.Workload); err == nil && k.FencedAs != "" && locks.Fencing(lock) {
 		// A lock that hands out fencing tokens guards the resource with the
 		// workload that checks them (the counter's register that refuses a
@@ -69,4 +76,11 @@ func Cell(template Scenario, lock string) Scenario {
 		c.Workload = k.FencedAs
 	}
 	return c
+}
+
+// takesKnobs reports a lock that runs a library as its users run it: a
+// library at a version, or one deadbolt's own client runs that declares
+// its library's knobs (redsync, bsm, rueidis).
+func takesKnobs(lock string) bool {
+	return drivers.IsVersioned(lock) || len(locks.KnobsOf(lock)) > 0
 }

@@ -3,10 +3,12 @@ package scenarios
 import (
 	_ "embed"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/deadbolt-lab/deadbolt/client"
 	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/drivers"
 	"github.com/deadbolt-lab/deadbolt/internal/suggest"
@@ -163,17 +165,31 @@ func cellsOf(failures []Failure, locks, failureNames []string, o RunOptions) ([]
 	cat := o.catalogue()
 	var cells []MatrixCell
 	for _, lock := range locks {
+		rowCat := cat
 		if drivers.IsVersioned(lock) {
-			if _, err := withLibrary(o, lock, helloOnly); err != nil { // built (or found) once, its hello read
+			lib, err := withLibrary(o, lock, helloOnly) // built (or found) once, its hello read
+			if err != nil {
 				return nil, err
 			}
+			rowCat = lib.catalogue()
 		} else if err := cat.Lookup(lock); err != nil {
 			return nil, err
+		}
+		var knobs map[string]string
+		if ks := rowCat.Knobs(lock); len(ks) > 0 {
+			if knobs = o.knobsFor(lock); knobs != nil {
+				if _, err := client.ResolveLibrary(ks, client.LockOptions{Library: knobs}); err != nil {
+					return nil, fmt.Errorf("lock %s: %w", lock, err)
+				}
+			}
 		}
 		for _, f := range cols {
 			cell := MatrixCell{Lock: lock, Failure: f.Name}
 			if f.Draw != nil {
 				c, err := f.Draw(lock, o)
+				if err == nil && knobs != nil {
+					c.LockOptions.Library, c.Expect = maps.Clone(knobs), Unknown
+				}
 				if err == nil {
 					_, err = c.Prepare(o)
 				}
@@ -196,6 +212,12 @@ func cellsOf(failures []Failure, locks, failureNames []string, o RunOptions) ([]
 					continue
 				}
 				c := Cell(tmpl, lock)
+				if knobs != nil {
+					c.LockOptions.Library = maps.Clone(knobs)
+					if c.Expect != Unknown {
+						c.Expect = Unknown // set up otherwise than the table judged it
+					}
+				}
 				if _, err := c.Prepare(o); err != nil {
 					why = append(why, fmt.Sprintf("%s: %v", t, err))
 					continue

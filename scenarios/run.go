@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -49,6 +50,12 @@ type RunOptions struct {
 	// Pool, when set, lends the run a cluster another run of its spec
 	// used, reset, and takes it back (cluster.Pool); nil starts a fresh one.
 	Pool *cluster.Pool
+	// RowKnobs are the knobs a matrix or an audit gives the rows whose lock
+	// takes knobs (a library's), by whom they are for: AllLibraries (every
+	// such row, --lock-option), a library (its every version), or a
+	// library at a version; the more particular wins a knob given twice.
+	// deadbolt's own locks take none, and run without them.
+	RowKnobs map[string]map[string]string
 	// Invocation is how the command line asked for the run, for its
 	// re-run line (Results.Rerun); nil: a run no command line names (a
 	// sweep's point, a shrink's trial, a test's), which re-runs from the
@@ -57,6 +64,24 @@ type RunOptions struct {
 
 	// mixed are the mix's locks with their drivers (prepare).
 	mixed []mixed
+}
+
+// AllLibraries keys the knobs RunOptions.RowKnobs gives every library row.
+const AllLibraries = "*"
+
+// knobsFor are the knobs RowKnobs gives lock's row: every library's, its
+// library's, its version's, each over the one before; nil for none.
+func (o RunOptions) knobsFor(lock string) map[string]string {
+	var out map[string]string
+	for _, key := range []string{AllLibraries, libraryOf(lock), lock} {
+		if ks, ok := o.RowKnobs[key]; ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			maps.Copy(out, ks)
+		}
+	}
+	return out
 }
 
 // Invocation is what a single `deadbolt run` needs besides the seed to
