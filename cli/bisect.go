@@ -60,7 +60,7 @@ func cmdBisect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if file.Target || file.Driver != nil {
 		return badInput("%s: bisect runs a scenario on deadbolt's own containers with each version's driver: the file's target or driver command does not apply", pos[0])
 	}
-	o := f.options(stderr)
+	o := f.options(ctx, stderr)
 	bo := explore.BisectOptions{File: pos[0], Scenario: file.Scenario, Library: l.Name, Versions: explore.SortVersions(vs), Parallel: parallel, Run: o}
 	for k := range seeds {
 		bo.Seeds = append(bo.Seeds, o.Seed+uint64(k))

@@ -46,7 +46,7 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	// has its own (--against-option).
 	o.LockKnobs, o.AgainstKnobs = f.lockOptions, againstKnobs
 	f.lockOptions = nil
-	ro := f.options(stderr)
+	ro := f.options(ctx, stderr)
 	if err := f.probe(&ro); err != nil {
 		return err
 	}

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 
+	"github.com/deadbolt-lab/deadbolt/cluster"
 	"github.com/deadbolt-lab/deadbolt/reports"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
@@ -13,10 +15,17 @@ import (
 // that ran its clients unless --driver is given. A run that went against a
 // deployment replays only against one (--target). Any bad field is bad
 // input, before anything starts.
-func fromFile(path string, f *runFlags, o *scenarios.RunOptions, stderr io.Writer) (scenarios.Scenario, error) {
+func fromFile(ctx context.Context, path string, f *runFlags, o *scenarios.RunOptions, stderr io.Writer) (scenarios.Scenario, error) {
 	file, err := scenarios.ReadFile(path)
 	if err != nil {
 		return scenarios.Scenario{}, badInput("--file %v", err)
+	}
+	// An image the file names must be one deadbolt built, unless it is the
+	// one this deadbolt runs anyway (DEADBOLT_REDIS_IMAGE's, the default).
+	if img := file.Scenario.Cluster.Image; img != "" && img != cluster.Image() && f.server == "" {
+		if err := cluster.CheckBuilt(ctx, img); err != nil {
+			return file.Scenario, badInput("--file %s: cluster.image: %v", path, err)
+		}
 	}
 	if file.Seed != nil && !f.seedSet {
 		o.Seed = *file.Seed

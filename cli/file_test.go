@@ -2,11 +2,14 @@ package cli
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/deadbolt-lab/deadbolt/cluster"
+	"github.com/deadbolt-lab/deadbolt/cluster/clustertest"
 	"github.com/deadbolt-lab/deadbolt/scenarios"
 )
 
@@ -72,4 +75,36 @@ func TestRunFileRunsNoCommandTheFileNames(t *testing.T) {
 	f, err := scenarios.ParseFile([]byte(versioned))
 	require.NoError(t, err)
 	require.Nil(t, f.Driver, "a library's driver is named by its lock, not by the path a run recorded")
+}
+
+// A file names an image deadbolt built, or none: an image it did not
+// build (no recipe label) or one the engine lacks is refused before any
+// container starts.
+func TestRunFileStartsOnlyAnImageDeadboltBuilt(t *testing.T) {
+	clustertest.RequireDocker(t)
+	dir := t.TempDir()
+	ctx := filepath.Join(dir, "ctx")
+	require.NoError(t, os.MkdirAll(ctx, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(ctx, "Dockerfile"), []byte("FROM scratch\nCOPY Dockerfile /\n"), 0o644))
+	const unlabelled = "deadbolt-test/unlabelled:1"
+	out, err := exec.Command("docker", "build", "-q", "-t", unlabelled, ctx).CombinedOutput()
+	require.NoError(t, err, string(out))
+	t.Cleanup(func() { exec.Command("docker", "image", "rm", "-f", unlabelled).Run() })
+	for image, want := range map[string]string{
+		unlabelled:                "was not built by deadbolt",
+		"deadbolt-test/nowhere:1": "is not available",
+		cluster.Servers[0].Image:  "",
+	} {
+		file := filepath.Join(dir, "f.json")
+		body := `{"scenario": "x", "lock": "simple", "workload": "mutex", "nemesis": "pause-client", "fault": {"key": "k0"},
+		  "cluster": {"topology": "independent", "masters": 1, "image": "` + image + `"}, "clients": 2, "keys": ["k0"], "ttl": "1s", "time": "10s"}`
+		require.NoError(t, os.WriteFile(file, []byte(body), 0o644))
+		if want == "" {
+			continue // the default image deadbolt built: its run is any other test's
+		}
+		code, _, stderr := deadbolt(t, "run", "--file", file, "--store", filepath.Join(dir, "store"))
+		require.Equal(t, exitBadInput, code, stderr)
+		require.Contains(t, stderr, "cluster.image: ")
+		require.Contains(t, stderr, want)
+	}
 }

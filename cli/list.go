@@ -40,7 +40,7 @@ func cmdList(args []string, stdout io.Writer) error {
 	return tw.Flush()
 }
 
-func cmdLocks(args []string, stdout io.Writer) error {
+func cmdLocks(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("locks", flag.ContinueOnError)
 	driver := fs.String("driver", "", "list the locks this driver's hello offers instead of deadbolt's own")
 	options := fs.String("options", "", "list the knobs of this lock (a library's settings, with their defaults: --lock-option sets them) and what it does at its defaults")
@@ -52,7 +52,7 @@ func cmdLocks(args []string, stdout io.Writer) error {
 		return badInput("locks takes no arguments, got %q", pos)
 	}
 	if *options != "" {
-		return listKnobs(stdout, *options, *driver)
+		return listKnobs(ctx, stdout, *options, *driver)
 	}
 	cat := locks.Registry
 	if *driver != "" {
@@ -82,7 +82,7 @@ func cmdLocks(args []string, stdout io.Writer) error {
 
 // listKnobs prints the knobs of lock (one of deadbolt's own, a library at
 // a version, or a lock of --driver) and what it does at its defaults.
-func listKnobs(stdout io.Writer, lock, driver string) error {
+func listKnobs(ctx context.Context, stdout io.Writer, lock, driver string) error {
 	var cat locks.Catalogue = locks.Registry
 	switch {
 	case driver != "":
@@ -95,8 +95,11 @@ func listKnobs(stdout io.Writer, lock, driver string) error {
 			return badInput("--options %s: %v", lock, err)
 		}
 	case drivers.IsVersioned(lock):
-		cmd, err := drivers.Build(context.Background(), lock, func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) })
+		cmd, err := drivers.Build(ctx, lock, func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) })
 		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			return badInput("--options: %v", err)
 		}
 		if cat, err = client.ProbeLock(cmd, &client.Configured{Lock: lock}); err != nil {

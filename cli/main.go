@@ -191,7 +191,9 @@ type command struct {
 // commands are deadbolt's commands but help, in the usage's order.
 var commands = []command{
 	{"list", func(_ context.Context, args []string, stdout, _ io.Writer) error { return cmdList(args, stdout) }},
-	{"locks", func(_ context.Context, args []string, stdout, _ io.Writer) error { return cmdLocks(args, stdout) }},
+	{"locks", func(ctx context.Context, args []string, stdout, _ io.Writer) error {
+		return cmdLocks(ctx, args, stdout)
+	}},
 	{"workloads", func(_ context.Context, args []string, stdout, _ io.Writer) error { return cmdWorkloads(args, stdout) }},
 	{"faults", func(_ context.Context, args []string, stdout, _ io.Writer) error { return cmdFaults(args, stdout) }},
 	{"run", cmdRun},
@@ -213,6 +215,7 @@ var commands = []command{
 		return cmdClient(args, stdout, stderr)
 	}},
 	{"bench", func(_ context.Context, args []string, stdout, _ io.Writer) error { return cmdBench(args, stdout) }},
+	{"image", cmdImage},
 	{"version", func(_ context.Context, args []string, stdout, _ io.Writer) error { return cmdVersion(args, stdout) }},
 }
 

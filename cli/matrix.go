@@ -98,7 +98,7 @@ func runGrid(ctx context.Context, g grid, f runFlags, sr seededRuns, shard shard
 		knobs[scenarios.AllLibraries] = f.lockOptions
 	}
 	f.lockOptions = nil
-	o := f.options(stderr)
+	o := f.options(ctx, stderr)
 	o.RowKnobs = knobs
 	if err := f.probe(&o); err != nil {
 		return err

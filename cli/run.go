@@ -167,13 +167,13 @@ func probeDriver(line string) (probed, error) {
 	return probed{cmd, ls}, nil
 }
 
-func (f *runFlags) options(stderr io.Writer) scenarios.RunOptions {
+func (f *runFlags) options(ctx context.Context, stderr io.Writer) scenarios.RunOptions {
 	seed := f.seed
 	if !f.seedSet {
 		seed = rand.Uint64() % 1_000_000
 	}
 	return scenarios.RunOptions{
-		Seed: seed, Overrides: f.overrides(), Store: f.store,
+		Context: ctx, Seed: seed, Overrides: f.overrides(), Store: f.store,
 		Log: func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) },
 	}
 }
@@ -367,13 +367,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	case *file == "" && len(pos) != 1:
 		return badInput("run takes exactly one scenario name, got %d (see `deadbolt list`), or --file FILE", len(pos))
 	}
-	o := f.options(stderr)
+	o := f.options(ctx, stderr)
 	if err := f.probe(&o); err != nil {
 		return err
 	}
 	var sc scenarios.Scenario
 	if *file != "" {
-		if sc, err = fromFile(*file, &f, &o, stderr); err == nil {
+		if sc, err = fromFile(ctx, *file, &f, &o, stderr); err == nil {
 			err = prepare(sc, o)
 		}
 	} else {
@@ -453,7 +453,7 @@ func cmdScenario(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	// Validate every name before the first container starts, and before
 	// the store or the JUnit file's directory is made.
-	o := f.options(stderr)
+	o := f.options(ctx, stderr)
 	if err := f.probe(&o); err != nil {
 		return err
 	}
@@ -576,6 +576,9 @@ func prepared(name string, o scenarios.RunOptions) (scenarios.Scenario, error) {
 // prepare judges the scenario with the options before anything starts.
 func prepare(sc scenarios.Scenario, o scenarios.RunOptions) error {
 	if _, err := sc.Prepare(o); err != nil {
+		if errors.Is(err, scenarios.ErrInterrupted) {
+			return err // a Ctrl-C while a library's driver was built
+		}
 		return badInput("%v", err)
 	}
 	return nil

@@ -59,7 +59,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return badInput("%v", err)
 	}
-	o := f.options(stderr)
+	o := f.options(ctx, stderr)
 	if err := f.probe(&o); err != nil {
 		return err
 	}

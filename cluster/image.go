@@ -85,15 +85,41 @@ func ServerOf(image string) string {
 }
 
 // imageMissing is the error for an image the engine does not have, with
-// the make target that builds it.
+// the command that builds it.
 func imageMissing(image string, err error) error {
 	switch s := ServerOf(image); {
 	case image == DefaultImage:
-		return fmt.Errorf("image %s is not built: run `make image` (%v)", image, err)
+		return fmt.Errorf("image %s is not built: run `deadbolt image` (in a checkout: make image) (%v)", image, err)
 	case s != "":
-		return fmt.Errorf("image %s (server %s) is not built: run `make image SERVER=%s` (%v)", image, s, s, err)
+		return fmt.Errorf("image %s (server %s) is not built: run `deadbolt image --server %s` (in a checkout: make image SERVER=%s) (%v)", image, s, s, s, err)
 	}
 	return fmt.Errorf("image %s (from %s) is not available: %v", image, ImageEnv, err)
+}
+
+// RecipeLabel is the label build.sh gives every image it builds: the hash
+// of the recipe it was built from.
+const RecipeLabel = "org.deadbolt.recipe"
+
+// CheckBuilt checks that image is one deadbolt built (build.sh's label on
+// it), for a scenario file that names an image: a file is data that
+// travels, and must start no image the person running it did not choose.
+func CheckBuilt(ctx context.Context, image string) error {
+	d, err := newDocker(ctx)
+	if err != nil {
+		return err
+	}
+	defer d.cli.Close()
+	inspect, err := d.cli.ImageInspect(ctx, image)
+	if err != nil {
+		if ServerOf(image) != "" {
+			return imageMissing(image, err)
+		}
+		return fmt.Errorf("image %s is not on the engine, and none can be pulled (%v)", image, err)
+	}
+	if inspect.Config == nil || inspect.Config.Labels[RecipeLabel] == "" {
+		return fmt.Errorf("image %s was not built by deadbolt (it has no %s label): a scenario file may name only an image deadbolt built (deadbolt image --server NAME; %s chooses another for every run)", image, RecipeLabel, ImageEnv)
+	}
+	return nil
 }
 
 // checkImage fails early, with the fix, when the image is not on the engine:

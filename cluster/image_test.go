@@ -45,8 +45,8 @@ func TestServerImage(t *testing.T) {
 
 func TestImageMissingNamesTheMakeTarget(t *testing.T) {
 	cause := errors.New("No such image")
-	require.ErrorContains(t, imageMissing(DefaultImage, cause), "run `make image`")
-	require.ErrorContains(t, imageMissing("deadbolt/redis:8.0", cause), "(server redis-8.0) is not built: run `make image SERVER=redis-8.0`")
+	require.ErrorContains(t, imageMissing(DefaultImage, cause), "run `deadbolt image` (in a checkout: make image)")
+	require.ErrorContains(t, imageMissing("deadbolt/redis:8.0", cause), "(server redis-8.0) is not built: run `deadbolt image --server redis-8.0` (in a checkout: make image SERVER=redis-8.0)")
 	require.ErrorContains(t, imageMissing("redis:7.4", cause), "(from DEADBOLT_REDIS_IMAGE) is not available")
 }
 

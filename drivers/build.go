@@ -72,7 +72,7 @@ func driver(ctx context.Context, lock string, log func(format string, args ...an
 	if err != nil {
 		return client.Command{}, err
 	}
-	adapter, err := findUpDir(filepath.Join(m.Adapter, "go.mod"))
+	adapter, err := findShippedDir(filepath.Join(m.Adapter, adapterMod))
 	if err != nil {
 		return client.Command{}, fmt.Errorf("%s: %w", lock, err)
 	}
@@ -96,7 +96,8 @@ func driver(ctx context.Context, lock string, log func(format string, args ...an
 		return client.Command{}, fmt.Errorf("%s: %w", lock, err)
 	}
 	bin := filepath.Join(dir, "driver")
-	if out, err := goCommand(ctx, src, "build", "-tags", m.tagsFor(version), "-o", bin, "."); err != nil {
+	tags := strings.TrimSuffix(driverTag+","+m.tagsFor(version), ",")
+	if out, err := goCommand(ctx, src, "build", "-tags", tags, "-o", bin, "."); err != nil {
 		return client.Command{}, fmt.Errorf("%s: building its driver (%s at %s) failed: %s", lock, m.Module, version, buildMessage(out, err))
 	}
 	return client.Command{Path: bin}, nil
@@ -115,6 +116,11 @@ func pin(path, root, module, version string) error {
 	if err != nil {
 		return err
 	}
+	// The driver's own module path stays outside deadbolt's, whose module
+	// holds the adapter's directory too (behind driverTag).
+	if strings.HasPrefix(f.Module.Mod.Path, deadboltModule+"/") {
+		return fmt.Errorf("%s: the driver's module %s lies within deadbolt's module (%s): name it outside (deadbolt-driver/NAME)", path, f.Module.Mod.Path, deadboltModule)
+	}
 	if err := f.AddRequire(module, version); err != nil {
 		return err
 	}
@@ -132,8 +138,19 @@ func pin(path, root, module, version string) error {
 	return os.WriteFile(path, out, 0o644)
 }
 
-// copyAdapter copies the adapter's Go files, go.mod and go.sum into a
-// fresh src.
+// An adapter's directory (drivers/go/NAME) is a package of deadbolt's
+// module behind the build tag driverTag, so that the module embeds it
+// (source.go) and its own build ignores it; adapterMod and adapterSum are
+// the go.mod and go.sum of the module it is built as, named so that the
+// directory stays in deadbolt's module.
+const (
+	driverTag  = "deadbolt_driver"
+	adapterMod = "driver.mod"
+	adapterSum = "driver.sum"
+)
+
+// copyAdapter copies the adapter's Go files into a fresh src, with its
+// driver.mod and driver.sum as go.mod and go.sum.
 func copyAdapter(adapter, src string) error {
 	if err := os.RemoveAll(src); err != nil {
 		return err
@@ -147,14 +164,18 @@ func copyAdapter(adapter, src string) error {
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if !e.Type().IsRegular() || !(strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") || n == "go.mod" || n == "go.sum") {
+		if !e.Type().IsRegular() || !(strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") || n == adapterMod || n == adapterSum) {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(adapter, n))
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(src, n), b, 0o644); err != nil {
+		to := map[string]string{adapterMod: "go.mod", adapterSum: "go.sum"}[n]
+		if to == "" {
+			to = n
+		}
+		if err := os.WriteFile(filepath.Join(src, to), b, 0o644); err != nil {
 			return err
 		}
 	}
@@ -243,29 +264,4 @@ func lockDir(dir string) (func(), error) {
 		return nil, err
 	}
 	return func() { f.Close() }, nil
-}
-
-// findUpDir is the directory of rel, found as Command finds a script.
-func findUpDir(rel string) (string, error) {
-	var where []string
-	for _, start := range searchStarts() {
-		where = append(where, start)
-		if path, ok := findUp(start, rel); ok {
-			return filepath.Dir(path), nil
-		}
-	}
-	return "", fmt.Errorf("no %s in %s, or any directory above: run deadbolt inside the repository", rel, strings.Join(where, " or "))
-}
-
-// searchStarts are where a shipped file is looked for: the working
-// directory, then the deadbolt binary's.
-func searchStarts() []string {
-	var out []string
-	if wd, err := os.Getwd(); err == nil {
-		out = append(out, wd)
-	}
-	if exe, err := os.Executable(); err == nil {
-		out = append(out, filepath.Dir(exe))
-	}
-	return out
 }

@@ -55,24 +55,14 @@ func Get(name string) (Driver, error) {
 // Command is the command line that runs the driver. Its script is looked
 // for in the working directory and the directories above it, then above
 // the deadbolt binary (bin/deadbolt of a checkout), so that deadbolt finds
-// it when run anywhere in the repository, as `make scenario` runs it.
+// it when run anywhere in the repository, as `make scenario` runs it;
+// outside any checkout, in the source the binary carries (source.go).
 func (d Driver) Command() (client.Command, error) {
-	var where []string
-	wd, err := os.Getwd()
-	if err == nil {
-		where = append(where, "the working directory "+wd)
-		if path, ok := findUp(wd, d.Script); ok {
-			return d.command(path), nil
-		}
+	path, err := findShipped(d.Script)
+	if err != nil {
+		return client.Command{}, fmt.Errorf("driver %s: %w", d.Name, err)
 	}
-	if exe, err := os.Executable(); err == nil {
-		where = append(where, "the deadbolt binary's directory "+filepath.Dir(exe))
-		if path, ok := findUp(filepath.Dir(exe), d.Script); ok {
-			return d.command(path), nil
-		}
-	}
-	return client.Command{}, fmt.Errorf("driver %s: no %s in %s, or any directory above: run deadbolt inside the repository (as make scenario does), or give the driver's command with --driver",
-		d.Name, d.Script, strings.Join(where, " or "))
+	return d.command(path), nil
 }
 
 func (d Driver) command(script string) client.Command {

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -90,8 +89,11 @@ func (s Scenario) withLibrary(o RunOptions) (RunOptions, error) {
 // withLibrary is the driver built for lock, with its hello read by hello.
 func withLibrary(o RunOptions, lock string, hello func(client.Command) (locks.Declared, error)) (RunOptions, error) {
 	s := Scenario{Lock: lock}
-	cmd, err := drivers.Build(context.Background(), s.Lock, o.Log)
+	cmd, err := drivers.Build(o.ctx(), s.Lock, o.Log)
 	if err != nil {
+		if o.ctx().Err() != nil {
+			return o, ErrInterrupted
+		}
 		return o, err
 	}
 	h, err := hello(cmd)

@@ -30,7 +30,11 @@ const MinAcquires = 10
 // RunOptions are one run's: its seed, the changes it makes to the
 // scenario (Overrides), and where and how it runs.
 type RunOptions struct {
-	Seed uint64
+	// Context ends what preparing the run does before anything starts
+	// (building a library's driver): a Ctrl-C of the command line's. nil:
+	// it runs to its end.
+	Context context.Context
+	Seed    uint64
 	// Overrides change the scenario for this run, in order (override.go).
 	Overrides []Override
 	Store     string // root of the run store
@@ -120,6 +124,14 @@ func (o RunOptions) rerun(name, dir string, server reports.Server) []string {
 		args = append(args, "--server", server.Name)
 	}
 	return args
+}
+
+// ctx is Context, or one that never ends.
+func (o RunOptions) ctx() context.Context {
+	if o.Context == nil {
+		return context.Background()
+	}
+	return o.Context
 }
 
 func (o RunOptions) catalogue() locks.Catalogue {

@@ -1,3 +1,5 @@
+//go:build deadbolt_driver
+
 // Command bsm is deadbolt's driver for github.com/bsm/redislock at whatever
 // version it is built with (deadbolt run --lock bsm@v0.X.Y): deadbolt's own
 // adapter (locks/adapters/bsmadapter) compiled against that version, the

@@ -1,3 +1,5 @@
+//go:build deadbolt_driver
+
 package main
 
 import (

@@ -1,3 +1,5 @@
+//go:build deadbolt_driver
+
 // Command gozero is deadbolt's driver for go-zero's RedisLock
 // (github.com/zeromicro/go-zero/core/stores/redis) at whatever version it
 // is built with (deadbolt run --lock gozero@v1.X.Y): the library

@@ -1,4 +1,4 @@
-//go:build redlockgo_v2
+//go:build deadbolt_driver && redlockgo_v2
 
 package main
 

@@ -1,3 +1,5 @@
+//go:build deadbolt_driver
+
 // Command redlockgo is deadbolt's driver for
 // github.com/amyangfei/redlock-go, /v3 or (with the tag redlockgo_v2) /v2,
 // at whatever version it is built with (deadbolt run --lock

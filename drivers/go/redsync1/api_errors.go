@@ -1,4 +1,4 @@
-//go:build redsync1_errors
+//go:build deadbolt_driver && redsync1_errors
 
 package main
 

@@ -1,3 +1,5 @@
+//go:build deadbolt_driver
+
 // Command redsync1 is deadbolt's driver for github.com/go-redsync/redsync,
 // the module before /v4 (deadbolt run --lock redsync@v1.X.Y): the library
 // unmodified, through the API of v1.2 and v1.3 (New, NewMutex, Lock, and

@@ -1,3 +1,5 @@
+//go:build deadbolt_driver
+
 // Command redsync4 is deadbolt's driver for github.com/go-redsync/redsync/v4
 // at whatever version it is built with (deadbolt run --lock
 // redsync@v4.X.Y): deadbolt's own adapter (locks/adapters/redsyncadapter)

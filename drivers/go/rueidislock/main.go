@@ -1,3 +1,5 @@
+//go:build deadbolt_driver
+
 // Command rueidislock is deadbolt's driver for redis/rueidis's rueidislock
 // at whatever version it is built with (deadbolt run --lock
 // rueidislock@v1.0.X): deadbolt's own rueidis adapter

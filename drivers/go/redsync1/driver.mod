@@ -1,11 +1,11 @@
-module github.com/deadbolt-lab/deadbolt/drivers/go/bsm
+module deadbolt-driver/redsync1
 
 go 1.26.8
 
 require (
-	github.com/bsm/redislock v0.9.4
 	github.com/deadbolt-lab/deadbolt v0.0.0-00010101000000-000000000000
-	github.com/redis/go-redis/v9 v9.23.0
+	github.com/go-redsync/redsync v1.2.0
+	github.com/gomodule/redigo v2.0.0+incompatible
 )
 
 require (
@@ -13,6 +13,7 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-json-experiment/json v1.27.2 // indirect
 	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510 // indirect
+	github.com/redis/go-redis/v9 v9.23.0 // indirect
 	github.com/valyala/fastjson v1.6.10 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
@@ -21,4 +22,4 @@ require (
 replace github.com/deadbolt-lab/deadbolt => ../../..
 
 // The library's version, whatever deadbolt itself requires of it.
-replace github.com/bsm/redislock => github.com/bsm/redislock v0.9.4
+replace github.com/go-redsync/redsync => github.com/go-redsync/redsync v1.2.0

@@ -1,15 +1,20 @@
-module github.com/deadbolt-lab/deadbolt/drivers/go/rueidislock
+module deadbolt-driver/redlockgo
 
 go 1.26.8
 
 require (
+	github.com/amyangfei/redlock-go/v2 v2.0.2
+	github.com/amyangfei/redlock-go/v3 v3.0.0
 	github.com/deadbolt-lab/deadbolt v0.0.0-00010101000000-000000000000
-	github.com/redis/rueidis v1.0.79
+	github.com/go-redis/redis/v8 v8.11.5
 )
 
 require (
 	github.com/agnivade/levenshtein v1.2.2 // indirect
+	github.com/cespare/xxhash v1.1.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/coocood/freecache v1.1.1 // indirect
+	github.com/dgryski/go-rendezvous v0.0.0-20200823014737-9f7001d12a5f // indirect
 	github.com/go-json-experiment/json v1.27.2 // indirect
 	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510 // indirect
 	github.com/redis/go-redis/v9 v9.23.0 // indirect
@@ -21,4 +26,4 @@ require (
 replace github.com/deadbolt-lab/deadbolt => ../../..
 
 // The library's version, whatever deadbolt itself requires of it.
-replace github.com/redis/rueidis => github.com/redis/rueidis v1.0.69
+replace github.com/amyangfei/redlock-go/v3 => github.com/amyangfei/redlock-go/v3 v3.0.0
