@@ -92,7 +92,7 @@ func TestRunFileStartsOnlyAnImageDeadboltBuilt(t *testing.T) {
 	t.Cleanup(func() { exec.Command("docker", "image", "rm", "-f", unlabelled).Run() })
 	for image, want := range map[string]string{
 		unlabelled:                "was not built by deadbolt",
-		"deadbolt-test/nowhere:1": "is not available",
+		"deadbolt-test/nowhere:1": "is not on the engine",
 		cluster.Servers[0].Image:  "",
 	} {
 		file := filepath.Join(dir, "f.json")
