@@ -8,7 +8,7 @@
 // their histories.
 //
 //	deadbolt list
-//	deadbolt locks
+//	deadbolt locks [--options LOCK]
 //	deadbolt workloads
 //	deadbolt faults
 //	deadbolt run NAME [--seed N] [--time D] [--clients N] [--lock NAME] [--workload NAME] [--store DIR]
@@ -24,6 +24,7 @@
 //	deadbolt report --merge --out DIR STORE...
 //	deadbolt client                 (one lock user; the harness runs deadbolt-client)
 //	deadbolt bench [--strict] [FILE...]
+//	deadbolt image [--server NAME]
 //	deadbolt help [COMMAND]
 //	deadbolt version
 //
@@ -75,6 +76,7 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 const usage = `usage:
   deadbolt list                      scenarios, one a line, with their expectation
   deadbolt locks                     locks selectable with --lock, one a line
+  deadbolt locks --options LOCK      a lock's knobs (its library's settings, with their defaults) and what it does at them
   deadbolt workloads                 workloads selectable with --workload, one a line
   deadbolt faults                    the fault catalogue: every fault with its default target
   deadbolt run NAME [flags]          run one scenario
@@ -83,6 +85,7 @@ const usage = `usage:
   deadbolt matrix [--locks L1,L2] [--failures F1,F2] [--seeds N] [--shard I/N] [flags]  every lock under every failure: matrix.md, matrix.html, matrix.json
   deadbolt audit [--libraries L@V,...] [--failures F1,F2] [--seeds N] [--shard I/N] [flags]  every library version under every failure and finding: audit.md, audit.html, audit.json
   deadbolt explore --lock L [--against L2] [--runs N] [--seed S] [--parallel P]  generated scenarios aimed at the lock's calls, what breaks it shrunk: explore.md, explore.html, explore.json
+  deadbolt image [--server NAME]     build a server's image FROM scratch out of Debian's packages (the recipe deadbolt carries)
   deadbolt bisect FILE --lock LIB --versions V1,V2|LO..HI [--seeds N]  one scenario file on each version of a library: the first affected and the first fixed
   deadbolt sweep NAME --knob K --values V1,V2 [--seeds N]  the unsafe window: how often the lock breaks at each value
   deadbolt shrink RUN_DIR [--budget N] a smaller scenario that still breaks the lock a run broke: RUN_DIR/shrunk.json
