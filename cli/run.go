@@ -83,7 +83,7 @@ func (f *runFlags) register(fs *flag.FlagSet, single bool) {
 	fs.StringVar(&f.store, "store", "store", "directory for run output")
 	fs.StringVar(&f.target, "target", "", "run against an existing deployment described in this JSON file (endpoints: topology, masters or Sentinels, resource, credentials, addresses); no container starts, node faults are refused")
 	fs.BoolVar(&f.tls, "tls", false, "every node (Redis, Sentinel, resource) speaks TLS only, with certificates drawn for the run; every client verifies them (the lock must declare TLS)")
-	fs.StringVar(&f.server, "server", "", "the server every node runs: "+cluster.ServerNames()+" (default: "+cluster.Servers[0].Name+", or the image DEADBOLT_REDIS_IMAGE names); its image is built by make image SERVER=NAME")
+	fs.StringVar(&f.server, "server", "", "the server every node runs: "+cluster.ServerNames()+" (default: "+cluster.Servers[0].Name+", or the image DEADBOLT_REDIS_IMAGE names); its image is built by deadbolt image --server NAME")
 	fs.Func("lock-option", lockOptionHelp, lockOptions(&f.lockOptions))
 	fs.StringVar(&f.driver, "driver", "", `command line of the driver that runs each client, split as a shell splits words (e.g. "python3 drivers/redispy/driver.py"; docs/driver-protocol.md); default: deadbolt's own`)
 	if single {
