@@ -19,20 +19,21 @@ func init() {
 	})
 	RegisterLibrary(Library{
 		Name:     "redispy",
-		Summary:  "redis-py's redis.lock.Lock at a version Debian packages: 4.3.4 (bookworm, the system's) or 6.1.0 (trixie, unpacked beside it)",
+		Summary:  "redis-py's redis.lock.Lock at a version Debian packages: 4.3.4 (bookworm, the system's), 6.1.0 (trixie) or 6.4.0 (sid), each unpacked beside it",
 		Upstream: "https://github.com/redis/redis-py/issues",
-		Known:    []string{"4.3.4", "6.1.0"},
+		Known:    []string{"4.3.4", "6.1.0", "6.4.0"},
 		Setup:    redispyAt,
 	})
 }
 
 // redispySuites are the Debian suites whose python3-redis deadbolt runs:
-// bookworm's is the system's own (make installs it), trixie's is unpacked
-// into the cache and put first on PYTHONPATH (it needs nothing bookworm's
-// python3-redis does not bring).
+// bookworm's is the system's own (make installs it), trixie's and sid's
+// are unpacked into the cache and put first on PYTHONPATH (they need
+// nothing bookworm's python3-redis does not bring).
 var redispySuites = map[string]struct{ suite, deb string }{
 	"4.3.4": {"bookworm", ""},
 	"6.1.0": {"trixie", "6.1.0-2"},
+	"6.4.0": {"sid", "6.4.0-3"},
 }
 
 // redispyAt is the redis-py driver with the library at version: the
