@@ -81,7 +81,7 @@ func newLock(e endpoints.Endpoints, o locks.Options) (locks.Lock, error) {
 	}
 	s := o.Settings
 	d := e.Dialer()
-	seen := &observer{errs: map[string]int{}}
+	seen := &observer{errs: map[string]int{}, sets: map[string]int{}}
 	var pools []*redis.Pool
 	var rp []redsync.Pool
 	for _, addr := range e.Masters {
@@ -174,13 +174,18 @@ func (l *lock) Acquire(ctx context.Context, key string) (*locks.Lease, error) {
 		l.held.Put(lease, m)
 		return lease, nil
 	}
+	took := l.seen.takeSets(value)
 	switch {
 	case failed > 0:
-		return nil, fmt.Errorf("redsync: %w (%d of its commands failed; it says only that)", err, failed)
-	case len(l.pools) == 1 && time.Since(start) < l.o.TTL/2:
-		return nil, fmt.Errorf("%w: redsync: %w", locks.ErrNotAcquired, err)
+		return nil, locks.WithToken(fmt.Errorf("redsync: %w (%d of its commands failed; it says only that)", err, failed), value)
+	case took == 0:
+		// Every SET NX of every try was answered "not set": the key was
+		// another's throughout.
+		return nil, locks.WithToken(fmt.Errorf("%w: redsync: %w", locks.ErrNotAcquired, err), value)
 	}
-	return nil, fmt.Errorf("%w: redsync: %w (%w)", locks.ErrNotAcquired, err, locks.ErrUndone)
+	// Some try took the key on a master (short of a quorum, or too late)
+	// and gave it back.
+	return nil, locks.WithToken(fmt.Errorf("%w: redsync: %w (%d SET NX took the key: %w)", locks.ErrNotAcquired, err, took, locks.ErrUndone), value)
 }
 
 func (l *lock) Release(_ context.Context, lease *locks.Lease) error {
@@ -233,6 +238,17 @@ type observer struct {
 	// tries rounds tells apart by the commands seen.
 	acquiring context.Context
 	rounds    locks.Rounds
+	// sets counts, per lock value, the SET NX commands that took the key.
+	sets map[string]int
+}
+
+// takeSets is how many SET NX commands of value took the key, forgotten.
+func (o *observer) takeSets(value string) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := o.sets[value]
+	delete(o.sets, value)
+	return n
 }
 
 // acquire marks the acquire under ctx as under way, until done.
@@ -276,6 +292,13 @@ func (c observedConn) Do(cmd string, args ...any) (any, error) {
 		c.seen.rounds.Sent(ctx, strings.EqualFold(cmd, "SET") && slices.ContainsFunc(args, func(a any) bool { s, ok := a.(string); return ok && strings.EqualFold(s, "NX") }))
 	}
 	reply, err := c.Conn.Do(cmd, args...)
+	if err == nil && reply == "OK" && strings.EqualFold(cmd, "SET") {
+		if v := valueOf(cmd, args); v != "" {
+			c.seen.mu.Lock()
+			c.seen.sets[v]++
+			c.seen.mu.Unlock()
+		}
+	}
 	if err != nil && !strings.HasPrefix(err.Error(), "NOSCRIPT") {
 		if v := valueOf(cmd, args); v != "" {
 			c.seen.mu.Lock()
