@@ -24,6 +24,11 @@ type lateGrantRun struct {
 	// the window it waited under ("" for a history from before they were
 	// recorded).
 	missedKey, missedID string
+	// refusedAt, when > 0, answers the acquire then with a refusal, and
+	// nothing asks again under the fault: a lock that answered, as one
+	// that could have granted does (a lock that asks on without a grant
+	// for the fault's length withholds it: withheld_grants_test.go).
+	refusedAt int64
 }
 
 func delayedReplies() lateGrantRun {
@@ -38,7 +43,11 @@ func (g lateGrantRun) build() *builder {
 	missed := history.Op{Time: ms(9999), Process: history.NemesisProcess, F: history.FaultMissed, Fault: "link-delay", FaultID: g.missedID, Key: g.missedKey,
 		Node: "step 1: link-delay on link:0:redis-1, then client 0's grant of k0 under it"}
 	b := newHistory().call(start, history.OK, ms(101), nil)
-	if g.ask > 0 {
+	switch {
+	case g.ask > 0 && g.refusedAt > 0:
+		b.acquireAs(history.Fail, 0, "k0", "p0.1", g.ask, g.refusedAt, g.ttl)
+		b.ops[len(b.ops)-1].Refused = true
+	case g.ask > 0:
 		b.acquire(0, "k0", "p0.1", g.ask, ms(10070), g.ttl, 0).
 			release(history.OK, 0, "k0", "p0.1", ms(10100), ms(10101))
 	}
@@ -71,14 +80,17 @@ func TestAGrantTheLockDropsBecauseItsReplyCameAfterTheLeaseIsNotApplicable(t *te
 func TestAMissedGrantUnderDelayedRepliesIsAMissWhenTheLockCouldHaveGranted(t *testing.T) {
 	shorter := delayedReplies()
 	shorter.by = ms(200) // the reply arrives inside the lease
+	shorter.refusedAt = ms(600)
 	neverAsked := delayedReplies()
 	neverAsked.ask = 0
 	notDelayed := delayedReplies()
 	notDelayed.effects = history.Effects{OnClients: true} // a cut, say: no reply came late
+	notDelayed.refusedAt = ms(600)
 	unnamed := delayedReplies()
 	unnamed.missedKey, unnamed.missedID = "", "" // recorded before missed steps named them
 	otherWindow := delayedReplies()
 	otherWindow.missedID = "f9"
+	otherWindow.refusedAt = ms(600)
 	cases := map[string]*builder{
 		"a delay shorter than the lease":     shorter.build(),
 		"the client never asked under it":    neverAsked.build(),

@@ -336,8 +336,10 @@ func (sr seriesOf) oneStep() bool {
 
 // notApplicable says why the failure a run stages cannot arise for its
 // lock, from the evidence ("" when it can): a series of stops inside a
-// call that is one step, or a grant aimed under replies held back past
-// the lease that the lock never handed back (late_grants.go). The index
+// call that is one step, a grant aimed under replies held back past the
+// lease that the lock never handed back (late_grants.go), or a grant the
+// lock withheld for as long as the run's faults lasted
+// (withheld_grants.go). The index
 // is the history index of the missed step the reason accounts for, -1
 // for none.
 func notApplicable(in *Input) (string, int) {
@@ -347,7 +349,10 @@ func notApplicable(in *Input) (string, int) {
 				sr.strikes[0].Op, sr.inside, Plural(len(sr.strikes), "strike"), sr.series.fault, sr.series.key), -1
 		}
 	}
-	return lateGrantsDropped(in)
+	if why, i := lateGrantsDropped(in); why != "" {
+		return why, i
+	}
+	return grantsWithheld(in)
 }
 
 // StrikesText sums up a history's strikes in a line, "" without any.

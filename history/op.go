@@ -53,7 +53,9 @@ const (
 	// FaultMissed is a step of the nemesis that never struck: its moment
 	// did not come before the fault phase ended (or an earlier step
 	// failed). Always invoke then fail, with Error saying why and Node
-	// naming the step; the run did not stage what it set out to.
+	// naming the step; the run did not stage what it set out to. A step
+	// that waited for a grant names its Key, and, when it waited under a
+	// fault that struck, that fault's FaultID.
 	FaultMissed F = "fault-missed"
 	// PhaseF marks the start of a phase of the run (Phase names it), an
 	// invoke and an ok at one instant.

@@ -344,14 +344,19 @@ func (n *Plan) Run(ctx context.Context, env Env) error {
 	return errors.Join(all...)
 }
 
-// missed records that step i never struck, and why.
-func (n *Plan) missed(env Env, i int, s Step, last bool, why string) {
+// missed records that step i never struck, and why; key, when given,
+// is the key whose grant the step waited for.
+func (n *Plan) missed(env Env, i int, s Step, last bool, why string, key ...string) {
 	if last {
 		n.mu.Lock()
 		n.lastStruck = true
 		n.mu.Unlock()
 	}
-	recordMissed(env, i, s, why)
+	op := history.Op{Fault: s.Fault, Node: s.describe(i)}
+	if len(key) > 0 {
+		op.Key = key[0]
+	}
+	recordMissedOp(env, op, why)
 }
 
 // recordMissed records step i as missed (history.FaultMissed), naming the
@@ -387,7 +392,9 @@ func (n *Plan) step(ctx context.Context, env Env, i int, s Step, last bool, wg *
 		}
 		c, err := env.Clients.Catch(ctx, moment.Moment{Key: s.WaitKey, Slot: s.WaitSlot})
 		if err != nil {
-			n.missed(env, i, s, last, s.moment()+" never came before the fault phase ended")
+			// The op names the key whose grant never came, for the checkers
+			// to tell what the faults in effect made of it.
+			n.missed(env, i, s, last, s.moment()+" never came before the fault phase ended", s.WaitKey)
 			return nil
 		}
 		defer c.Let()
