@@ -229,6 +229,22 @@ func TestACellThatCannotAriseIsNotApplicableAndAMissIsUnknown(t *testing.T) {
 	_, code = fillMatrix(&m, cells, runs, []*reports.Results{result(oneStep), result("")}, make([]error, 2))
 	require.Equal(t, exitUnknown, code, "a run whose staging merely missed leaves the cell undecided")
 	require.Equal(t, "unknown", m.Cells[0].Class())
+
+	// An audit's cells are unjudged: an unknown verdict there answers
+	// nothing either, so it exits 2 and is named; a decided one exits 0.
+	unjudged := func(verdict string) *reports.Results {
+		r := result("")
+		r.Expected, r.Verdict, r.Matches = "unknown", verdict, true
+		return r
+	}
+	m = newMatrix(grid{kind: reports.KindMatrix, rows: []string{"simple"}, cols: []string{"pause-in-release"}, failures: scenarios.Failures()}, 1, 2, shardFlag{})
+	_, code = fillMatrix(&m, cells, runs, []*reports.Results{unjudged("valid"), unjudged("unknown")}, make([]error, 2))
+	require.Equal(t, exitUnknown, code, "an unjudged cell with an unknown run is undecided")
+	require.Len(t, undecidedCells(m), 1)
+	m = newMatrix(grid{kind: reports.KindMatrix, rows: []string{"simple"}, cols: []string{"pause-in-release"}, failures: scenarios.Failures()}, 1, 2, shardFlag{})
+	_, code = fillMatrix(&m, cells, runs, []*reports.Results{unjudged("valid"), unjudged("invalid")}, make([]error, 2))
+	require.Equal(t, exitOK, code, "an unjudged cell that reached verdicts is decided")
+	require.Empty(t, undecidedCells(m))
 }
 
 // A cell that the runs of the shard that ran it showed n/a is planned like

@@ -165,9 +165,16 @@ func (r *Results) Unjudged() bool { return r.Expected == "unknown" }
 // unknown, or it broke the lock though the planned strike did not land (a
 // violation, and no answer to what the scenario claims of this staging:
 // no reproduction of an unsafe scenario, and no contradiction of a safe
-// one, which claims safety under the fault it stages).
+// one, which claims safety under the fault it stages). An unjudged run
+// whose verdict is unknown is undecided too: it says nothing of the lock.
 func (r *Results) Undecided() bool {
-	return !r.Unjudged() && !r.Matches && r.NotApplicable == "" && (r.Verdict == "unknown" || (r.Verdict == "invalid" && r.Staging != ""))
+	if r.NotApplicable != "" {
+		return false
+	}
+	if r.Unjudged() {
+		return r.Verdict == "unknown"
+	}
+	return !r.Matches && (r.Verdict == "unknown" || (r.Verdict == "invalid" && r.Staging != ""))
 }
 
 // Contradicts: the verdict says the opposite of the expectation: valid
