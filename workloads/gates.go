@@ -11,6 +11,10 @@ import (
 // the run holds its first acquire back until the faults that must come
 // first have struck, and a key reserved for a fault stays closed until
 // its turn, then admits only the slot the fault is aimed at, then opens.
+// When a key is admitted, the next acquire an admitted client starts asks
+// for it, whatever key the workload drew: a client that blocks in its
+// lock's acquire of another key would otherwise leave the fault waiting
+// for a key nobody asks for.
 // Nothing here touches the lock: a client waiting at a gate simply has not
 // asked yet, as a real client that came later would not have.
 type gates struct {
@@ -22,12 +26,17 @@ type gates struct {
 	// admit is, per reserved key, the slot that may acquire it now:
 	// closed (no entry is open; closedGate is closed), one slot, or moment.AnySlot.
 	admit map[string]int
+	// steer is, per admitted key, whether the next acquire an admitted
+	// client starts still goes to it.
+	steer map[string]bool
 }
 
 // closedGate admits nobody.
 const closedGate = -2
 
-func newGates() *gates { return &gates{changed: make(chan struct{}), admit: map[string]int{}} }
+func newGates() *gates {
+	return &gates{changed: make(chan struct{}), admit: map[string]int{}, steer: map[string]bool{}}
+}
 
 // move changes the gates under g.mu and wakes every waiter.
 func (g *gates) move(f func()) {
@@ -60,6 +69,20 @@ func (g *gates) pass(slot int, key string, stop, done <-chan struct{}) bool {
 	}
 }
 
+// steered returns the admitted key slot's next acquire goes to instead
+// of drawn, once per admission, among keys (the workload's own).
+func (g *gates) steered(slot int, drawn string, keys []string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, k := range keys {
+		if admit := g.admit[k]; g.steer[k] && (admit == moment.AnySlot || admit == slot) {
+			delete(g.steer, k)
+			return k
+		}
+	}
+	return drawn
+}
+
 // HoldStart keeps every client's first acquire back until Begin: faults
 // that must be in effect from the first acquire (a partition for the whole
 // run) strike in between. Call it before Run.
@@ -73,8 +96,13 @@ func (r *Runner) Begin() { r.gates.move(func() { r.gates.held = false }) }
 // before Run.
 func (r *Runner) Reserve(key string) { r.gates.move(func() { r.gates.admit[key] = closedGate }) }
 
-// Admit lets only client slot (moment.AnySlot: every client) acquire a reserved key.
-func (r *Runner) Admit(key string, slot int) { r.gates.move(func() { r.gates.admit[key] = slot }) }
+// Admit lets only client slot (moment.AnySlot: every client) acquire a
+// reserved key, and sends that slot's next acquire to it.
+func (r *Runner) Admit(key string, slot int) {
+	r.gates.move(func() { r.gates.admit[key], r.gates.steer[key] = slot, true })
+}
 
 // Open lets every client acquire key again.
-func (r *Runner) Open(key string) { r.gates.move(func() { delete(r.gates.admit, key) }) }
+func (r *Runner) Open(key string) {
+	r.gates.move(func() { delete(r.gates.admit, key); delete(r.gates.steer, key) })
+}

@@ -98,7 +98,7 @@ func (s *Session) run() error {
 		return err
 	}
 	for !s.Stopping() {
-		key := s.r.w.Next(s)
+		key := s.r.gates.steered(s.slot, s.r.w.Next(s), s.r.cfg.Keys)
 		l, err := s.acquire(key)
 		if err != nil {
 			return err
