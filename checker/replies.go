@@ -462,8 +462,10 @@ func otherHolder(holds []Hold, until []int64, l *lockOp, reentrant bool) *Hold {
 // when the lease surely held its key through the call. Its key could not
 // expire before a TTL after the last ok grant or renewal was sent (the
 // command ran after that), no other lease acquired or released the key
-// since the grant (another's bad release may have deleted it), and no
-// fault or failover that can remove a key came between.
+// since the grant's try began (another's bad release may have deleted it;
+// one that ended before the try, as a blocking acquire's wait behind it
+// does, cannot have), and no fault or failover that can remove a key came
+// between.
 func falseNo(in *Input, l *lockOp, shared func(string) []string, byLease map[string]*leaseFacts) (BadReply, bool) {
 	if l.process < 0 || l.f != history.Release || l.outcome != history.Fail || !l.refused {
 		return BadReply{}, false
@@ -472,7 +474,7 @@ func falseNo(in *Input, l *lockOp, shared func(string) []string, byLease map[str
 	for _, ls := range shared(l.lease) {
 		for _, r := range byLease[ls].refreshesOf() {
 			if o := &in.locks[r.self]; o.outcome == history.OK && r.done <= l.start() {
-				granted, heldUntil = min(granted, r.call), max(heldUntil, expiry(r.from, r.least))
+				granted, heldUntil = min(granted, r.from), max(heldUntil, expiry(r.from, r.least))
 			}
 		}
 	}

@@ -213,6 +213,14 @@ func TestAnUnlockThatSaysNotHeldOfAKeyItHeldIsFalse(t *testing.T) {
 			acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(990)).
 			acquireAs(history.Info, 2, "k", "b", ms(100), ms(250), ms(1000)).
 			refusedRelease(1, "k", "a", ms(300), ms(310)),
+		// A blocking acquire (redis-py's default) waited behind b, whose
+		// release ended before the try that took the key began: it cannot
+		// have deleted a's key.
+		"a blocking acquire granted after another's release": newHistory().
+			acquire(2, "k", "b", ms(0), ms(10), ms(1000), ms(990)).
+			acquire(1, "k", "a", ms(20), ms(130), ms(1000), 0).triedAt(ms(20), ms(120), ms(125)).
+			release(history.OK, 2, "k", "b", ms(100), ms(110)).
+			refusedRelease(1, "k", "a", ms(300), ms(310)),
 		"after renewals that moved the bound on": newHistory().
 			acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(990)).
 			renewVia("", history.OK, 5, "k", "a", ms(800), ms(810), ms(1000)).
@@ -243,6 +251,13 @@ func TestAnUnlockThatSaysNotHeldAndMayBeRightPasses(t *testing.T) {
 			refusedRelease(1, "k", "a", ms(995), ms(1005)),
 		"another's release deleted it (a plain DEL)": newHistory().
 			acquire(1, "k", "a", ms(0), ms(10), ms(1000), ms(990)).
+			release(history.OK, 2, "k", "b", ms(100), ms(110)).
+			refusedRelease(1, "k", "a", ms(300), ms(310)),
+		// The same blocking acquire, but b's release was still running
+		// when a's try began: it may have deleted a's key.
+		"another's release overlapped the try that took the key": newHistory().
+			acquire(2, "k", "b", ms(0), ms(10), ms(1000), ms(990)).
+			acquire(1, "k", "a", ms(20), ms(130), ms(1000), 0).triedAt(ms(20), ms(105), ms(125)).
 			release(history.OK, 2, "k", "b", ms(100), ms(110)).
 			refusedRelease(1, "k", "a", ms(300), ms(310)),
 		"another was granted the key before the release": newHistory().
